@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `make test`: the whole suite from a clean clone. With the local control plane (the default), the Go binaries
+# are built (or reused) in the background while npm ci, lint, type-check, build and unit tests run; then the
+# integration tests run against a control plane started by the vitest global setup. Prints a timing table.
+# Called by the Makefile (which puts Node >= 22 first on PATH) and so by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T0=$(date +%s)
+declare -a TIMES=()
+phase() { # NAME CMD...: run one phase and record its wall time
+  local name=$1 s=$(date +%s)
+  shift
+  echo "==> $name" >&2
+  "$@"
+  TIMES+=("$(printf '%-28s %5ss' "$name" "$(($(date +%s) - s))")")
+}
+summary() {
+  echo "==> make test timings" >&2
+  printf '  %s\n' "${TIMES[@]}" >&2
+  echo "  total                        $(($(date +%s) - T0))s" >&2
+}
+
+mode=${TEST_CLUSTER:-local}
+build_pid=
+if [[ $mode == local && -z ${TESTENV_BIN:-} ]]; then
+  build_log=$(mktemp "${TMPDIR:-/tmp}/testenv-build.XXXXXX")
+  build_start=$(date +%s)
+  # Only the script's own progress lines are shown live; the full log (go's output) is shown on failure.
+  set -m # own process group, so that an early failure below stops the whole build tree
+  (hack/testenv.sh build >"$build_log.out" \
+    2> >(tee "$build_log" | grep --line-buffered -E '^testenv build' | sed -u 's/^/  [background] /' >&2)) &
+  build_pid=$!
+  set +m
+  trap '[[ -n $build_pid ]] && kill -- "-$build_pid" 2>/dev/null || true' EXIT
+fi
+
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  phase "npm ci" npm ci --no-audit --no-fund
+fi
+phase "lint (biome)" npm run --silent lint
+phase "typecheck (tsc)" npm run --silent typecheck
+phase "build (tsc)" npm run --silent build
+phase "unit tests" npm run --silent test:unit
+
+if [[ -n $build_pid ]]; then
+  echo "==> waiting for the control-plane binaries" >&2
+  if ! wait "$build_pid"; then
+    build_pid=
+    echo "make test: building the control-plane binaries failed; last lines of $build_log:" >&2
+    tail -n 60 "$build_log" >&2
+    exit 1
+  fi
+  build_pid=
+  TESTENV_BIN=$(tail -n 1 "$build_log.out")
+  export TESTENV_BIN
+  TIMES+=("$(printf '%-28s %5ss' "testenv build (background)" "$(($(date +%s) - build_start))")")
+  rm -f "$build_log" "$build_log.out"
+fi
+phase "integration tests ($mode)" npm run --silent test:integration
+summary

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# testenv up: starts etcd, kube-apiserver and kube-controller-manager (GC + namespace controllers) on loopback,
+# envtest-style, with random free ports, RBAC and an admin client-certificate kubeconfig.
+# Called by hack/testenv.sh up. stdout: the work folder (holds kubeconfig, env, pki/, logs/, *.pid).
+# On a failed start it prints the failing component's log tail and stops everything it started.
+set -euo pipefail
+BIN=${TESTENV_BIN:?TESTENV_BIN must name the folder holding etcd, kube-apiserver and kube-controller-manager}
+ETCD_BIN=${TESTENV_ETCD:-$BIN/etcd}
+HERE=$(cd "$(dirname "$0")" && pwd)
+W=${1:-$(mktemp -d "${TMPDIR:-/tmp}/testenv.XXXXXX")}
+mkdir -p "$W/pki" "$W/etcd-data" "$W/logs"
+chmod 700 "$W" "$W/etcd-data"
+W=$(cd "$W" && pwd)
+TIMEOUT=${TESTENV_START_TIMEOUT:-90} # seconds per component
+T0=$(date +%s%N)
+ms() { echo $((($(date +%s%N) - T0) / 1000000)); }
+log() { echo "testenv up [$(ms)ms] $*" >&2; }
+
+for b in "$ETCD_BIN" "$BIN/kube-apiserver"; do
+  [[ -x $b ]] || { echo "testenv up: $b is missing; run 'hack/testenv.sh build' first" >&2; exit 1; }
+done
+command -v openssl >/dev/null || { echo "testenv up: openssl is needed (apt-get install openssl)" >&2; exit 1; }
+command -v curl >/dev/null || { echo "testenv up: curl is needed (apt-get install curl)" >&2; exit 1; }
+
+ok=0
+trap '[[ $ok == 1 ]] || TESTENV_KEEP=${TESTENV_KEEP:-1} "$HERE/down.sh" "$W" >&2' EXIT
+
+# Free ports: bind port 0 on loopback, read the port, close. All four are taken at once so they differ.
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT < <(
+  python3 -c 'import socket
+ss=[socket.socket() for _ in range(4)]
+[s.bind(("127.0.0.1",0)) for s in ss]
+print(*[s.getsockname()[1] for s in ss])' 2>/dev/null ||
+    node -e 'const n=require("net");const ss=[0,1,2,3].map(()=>n.createServer());let p=[];ss.forEach(s=>s.listen(0,"127.0.0.1",()=>{p.push(s.address().port);if(p.length===4){console.log(p.join(" "));ss.forEach(x=>x.close())}}))'
+)
+[[ -n ${KCM_PORT:-} ]] || { echo "testenv up: could not find free ports (needs python3 or node)" >&2; exit 1; }
+
+# wait_for NAME CMD...: poll CMD every 0.1 s until it succeeds, the process dies, or TIMEOUT.
+wait_for() {
+  local name=$1 pid i
+  shift
+  pid=$(cat "$W/$name.pid")
+  for ((i = 0; i < TIMEOUT * 10; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "testenv up: $name exited early; last lines of $W/logs/$name.log:" >&2; tail -n 40 "$W/logs/$name.log" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "testenv up: $name not ready after ${TIMEOUT}s; last lines of $W/logs/$name.log:" >&2
+  tail -n 40 "$W/logs/$name.log" >&2
+  return 1
+}
+# start NAME CMD...: run CMD in its own process group, log to logs/NAME.log, record the PID.
+start() {
+  local name=$1
+  shift
+  setsid "$@" >"$W/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$W/$name.pid"
+}
+
+# ---- PKI: one CA signs the serving cert and the admin client cert; a separate service-account key ----
+P=$W/pki
+cat >"$P/openssl.cnf" <<'CNF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = placeholder
+[v3_ca]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign,digitalSignature
+subjectKeyIdentifier = hash
+[v3_server]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost,IP:127.0.0.1
+authorityKeyIdentifier = keyid
+[v3_client]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = clientAuth
+authorityKeyIdentifier = keyid
+CNF
+newkey() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+sign() { # NAME SUBJECT EXTENSION_SECTION
+  newkey "$P/$1.key"
+  openssl req -new -key "$P/$1.key" -subj "$2" -config "$P/openssl.cnf" -out "$P/$1.csr"
+  openssl x509 -req -in "$P/$1.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -days 7 \
+    -extfile "$P/openssl.cnf" -extensions "$3" -out "$P/$1.crt" 2>/dev/null
+}
+newkey "$P/ca.key"
+openssl req -x509 -new -key "$P/ca.key" -subj "/O=testenv/CN=testenv-ca" -days 7 \
+  -config "$P/openssl.cnf" -extensions v3_ca -out "$P/ca.crt"
+sign apiserver "/O=testenv/CN=localhost" v3_server
+sign admin "/O=system:masters/CN=testenv-admin" v3_client
+newkey "$P/sa.key"
+openssl pkey -in "$P/sa.key" -pubout -out "$P/sa.pub" 2>/dev/null
+chmod 600 "$P"/*.key
+log "pki ready"
+
+# ---- etcd ----
+etcd_extra=()
+if "$ETCD_BIN" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then etcd_extra+=(--unsafe-no-fsync=true); fi
+start etcd "$ETCD_BIN" --name=testenv --data-dir="$W/etcd-data" \
+  --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster="testenv=http://127.0.0.1:$ETCD_PEER_PORT" --log-level=warn "${etcd_extra[@]}"
+wait_for etcd curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
+log "etcd healthy on 127.0.0.1:$ETCD_PORT"
+
+# ---- kube-apiserver ----
+# shellcheck disable=SC2086 # TESTENV_APISERVER_EXTRA_ARGS is a list of flags on purpose
+start kube-apiserver "$BIN/kube-apiserver" \
+  --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
+  --cert-dir="$P" --tls-cert-file="$P/apiserver.crt" --tls-private-key-file="$P/apiserver.key" \
+  --client-ca-file="$P/ca.crt" \
+  --authorization-mode=RBAC \
+  --service-account-issuer="https://127.0.0.1:$API_PORT/" \
+  --service-account-key-file="$P/sa.pub" \
+  --service-account-signing-key-file="$P/sa.key" \
+  --service-cluster-ip-range=10.0.0.0/24 \
+  --allow-privileged=true \
+  --disable-admission-plugins=ServiceAccount \
+  --endpoint-reconciler-type=none \
+  ${TESTENV_APISERVER_EXTRA_ARGS:-}
+admin_curl() { curl -fsS --cacert "$P/ca.crt" --cert "$P/admin.crt" --key "$P/admin.key" "https://127.0.0.1:$API_PORT$1"; }
+wait_for kube-apiserver admin_curl /readyz
+log "kube-apiserver ready (/readyz) on 127.0.0.1:$API_PORT"
+wait_for kube-apiserver admin_curl /api/v1/namespaces/default
+
+# ---- kubeconfig: the admin user is a client certificate in group system:masters ----
+cat >"$W/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: testenv
+  cluster:
+    server: https://127.0.0.1:$API_PORT
+    certificate-authority-data: $(base64 -w0 "$P/ca.crt")
+users:
+- name: testenv-admin
+  user:
+    client-certificate-data: $(base64 -w0 "$P/admin.crt")
+    client-key-data: $(base64 -w0 "$P/admin.key")
+contexts:
+- name: testenv
+  context:
+    cluster: testenv
+    user: testenv-admin
+    namespace: default
+current-context: testenv
+KC
+chmod 600 "$W/kubeconfig"
+
+# ---- kube-controller-manager: garbage collector + namespace deletion only (TESTENV_KCM=0 skips it) ----
+if [[ ${TESTENV_KCM:-1} == 1 ]]; then
+  [[ -x $BIN/kube-controller-manager ]] || { echo "testenv up: $BIN/kube-controller-manager is missing" >&2; exit 1; }
+  start kube-controller-manager "$BIN/kube-controller-manager" \
+    --kubeconfig="$W/kubeconfig" \
+    --controllers="${TESTENV_KCM_CONTROLLERS:-garbage-collector-controller,namespace-controller}" \
+    --leader-elect=false \
+    --use-service-account-credentials=false \
+    --bind-address=127.0.0.1 --secure-port="$KCM_PORT" \
+    --kube-api-qps=100 --kube-api-burst=200
+  wait_for kube-controller-manager curl -fsSk "https://127.0.0.1:$KCM_PORT/healthz"
+  log "kube-controller-manager healthy on 127.0.0.1:$KCM_PORT"
+fi
+
+cat >"$W/env" <<ENV
+KUBECONFIG=$W/kubeconfig
+TESTENV_DIR=$W
+TESTENV_BIN=$BIN
+TESTENV_API_URL=https://127.0.0.1:$API_PORT
+TESTENV_ETCD_URL=http://127.0.0.1:$ETCD_PORT
+ENV
+
+# Optional watchdog: when TESTENV_WATCH_PID dies (a killed test runner), stop everything started here.
+if [[ -n ${TESTENV_WATCH_PID:-} ]]; then
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null && [[ -d $3 ]]; do sleep 2; done; [[ -d $3 ]] && TESTENV_FROM_WATCHDOG=1 "$2" "$3"' \
+    testenv-watchdog "$TESTENV_WATCH_PID" "$HERE/down.sh" "$W" >"$W/logs/watchdog.log" 2>&1 </dev/null &
+  echo $! >"$W/watchdog.pid"
+fi
+ok=1
+log "control plane up in $(ms)ms"
+echo "$W"

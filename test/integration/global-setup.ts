@@ -1,0 +1,114 @@
+// Vitest global setup for the integration project: starts (or connects to) exactly one cluster per run and
+// hands its kubeconfig and helm binaries to the tests via `inject('cluster')`. Its teardown always runs, also
+// when tests fail; a watchdog in hack/testenv/up.sh stops the local control plane if this runner is killed.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import {
+  ClusterConfigError,
+  type ClusterInfo,
+  existingKubeconfig,
+  parseClusterMode,
+} from '../support/cluster-config.js';
+import { run } from '../support/run.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    cluster: ClusterInfo;
+  }
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TESTENV = join(ROOT, 'hack/testenv.sh');
+
+interface Started {
+  readonly info: ClusterInfo;
+  stop(): Promise<void>;
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const mode = parseClusterMode(process.env.TEST_CLUSTER);
+  const started = mode === 'local' ? await startLocal() : mode === 'existing' ? await useExisting() : await startK3s();
+  project.provide('cluster', started.info);
+  process.env.KUBECONFIG = started.info.kubeconfig;
+  return () => started.stop();
+}
+
+function requireBinary(path: string, hint: string): string {
+  if (!existsSync(path)) throw new ClusterConfigError(`${path} is missing: ${hint}`);
+  return path;
+}
+
+async function startLocal(): Promise<Started> {
+  const bin =
+    process.env.TESTENV_BIN ??
+    (await run('bash', [TESTENV, 'build'], { inheritStderr: true })).trim().split('\n').pop();
+  if (!bin) throw new ClusterConfigError('hack/testenv.sh build printed no bin folder');
+  const hint = 'run `hack/testenv.sh build` (needs Go >= 1.26), or use TEST_CLUSTER=existing';
+  for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager']) requireBinary(join(bin, b), hint);
+  const helms: Record<string, string> = { 'helm-v3': requireBinary(join(bin, 'helm-v3'), hint) };
+  if (existsSync(join(bin, 'helm-v4'))) helms['helm-v4'] = join(bin, 'helm-v4');
+  const dir = (
+    await run('bash', [TESTENV, 'up'], {
+      inheritStderr: true,
+      env: { ...process.env, TESTENV_BIN: bin, TESTENV_WATCH_PID: String(process.pid) },
+    })
+  ).trim();
+  const env = Object.fromEntries(
+    readFileSync(join(dir, 'env'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+  const kubeconfig = env.KUBECONFIG;
+  if (!kubeconfig) throw new ClusterConfigError(`${dir}/env has no KUBECONFIG`);
+  return {
+    info: { mode: 'local', kubeconfig, helms, kubectl: join(bin, 'kubectl') },
+    stop: async () => {
+      await run('bash', [TESTENV, 'down', dir], { inheritStderr: true });
+    },
+  };
+}
+
+async function helmFromEnv(): Promise<Record<string, string>> {
+  const helm = process.env.HELM_BINARY ?? 'helm';
+  try {
+    await run(helm, ['version', '--short']);
+  } catch (err) {
+    throw new ClusterConfigError(
+      `TEST_CLUSTER=${process.env.TEST_CLUSTER} needs a helm binary: set HELM_BINARY or put helm on PATH (${helm}: ${String(err)})`,
+    );
+  }
+  return { helm };
+}
+
+async function useExisting(): Promise<Started> {
+  const kubeconfig = existingKubeconfig(process.env);
+  return { info: { mode: 'existing', kubeconfig, helms: await helmFromEnv() }, stop: async () => {} };
+}
+
+async function startK3s(): Promise<Started> {
+  const helms = await helmFromEnv();
+  const { K3sContainer } = await import('@testcontainers/k3s');
+  const image = process.env.K3S_IMAGE ?? 'rancher/k3s:v1.35.1-k3s1';
+  let container: Awaited<ReturnType<InstanceType<typeof K3sContainer>['start']>>;
+  try {
+    container = await new K3sContainer(image).start();
+  } catch (err) {
+    throw new ClusterConfigError(
+      `TEST_CLUSTER=k3s could not start ${image}; it needs a running Docker engine and the image: ${String(err)}`,
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'k3s-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, container.getKubeConfig(), { mode: 0o600 });
+  return {
+    info: { mode: 'k3s', kubeconfig, helms },
+    stop: async () => {
+      await container.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

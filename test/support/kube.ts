@@ -1,0 +1,69 @@
+// Kubernetes access for integration tests: typed clients for the run's cluster, fresh namespaces that clean up
+// after themselves, and NotFound detection. Test-only; the operator talks to the API through its own wrapper.
+import { randomBytes } from 'node:crypto';
+import {
+  ApiException,
+  ApiextensionsV1Api,
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+} from '@kubernetes/client-node';
+import { inject } from 'vitest';
+
+export interface TestKube {
+  readonly kubeconfig: string;
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly apiext: ApiextensionsV1Api;
+  readonly custom: CustomObjectsApi;
+}
+
+export function testKube(): TestKube {
+  const { kubeconfig } = inject('cluster');
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return {
+    kubeconfig,
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    apiext: kc.makeApiClient(ApiextensionsV1Api),
+    custom: kc.makeApiClient(CustomObjectsApi),
+  };
+}
+
+/** A DNS-1123 name that is unique per call: `prefix-<8 hex>`. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof ApiException && err.code === 404;
+}
+
+/** Resolves true once `read` throws NotFound; rethrows any other error. For use inside expect.poll. */
+export async function isGone(read: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await read();
+    return false;
+  } catch (err) {
+    if (isNotFound(err)) return true;
+    throw err;
+  }
+}
+
+/** Creates a fresh namespace; the returned function deletes it (and does not wait for it to finish). */
+export async function createTestNamespace(kube: TestKube, prefix: string): Promise<[string, () => Promise<void>]> {
+  const name = uniqueName(prefix);
+  await kube.core.createNamespace({ body: { metadata: { name, labels: { 'helm-operator-ts/test': 'true' } } } });
+  return [
+    name,
+    async () => {
+      try {
+        await kube.core.deleteNamespace({ name });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    },
+  ];
+}

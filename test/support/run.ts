@@ -1,0 +1,46 @@
+// Runs a command for tests (helm, hack scripts) and returns its stdout. Test-only: the operator's own helm
+// calls go through the helm adapter. Failures throw with the command, exit code and stderr tail.
+import { spawn } from 'node:child_process';
+
+export interface RunOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** Forward the child's stderr to ours as it arrives (progress of long scripts). */
+  readonly inheritStderr?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export class CommandFailedError extends Error {
+  override readonly name = 'CommandFailedError';
+  constructor(
+    readonly command: string,
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(`${command} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().split('\n').slice(-15).join('\n')}`);
+  }
+}
+
+export function run(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      env: opts.env ?? process.env,
+      cwd: opts.cwd,
+      stdio: ['ignore', 'pipe', opts.inheritStderr ? 'inherit' : 'pipe'],
+      signal: opts.signal,
+    });
+    let out = '';
+    let err = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(out);
+      else reject(new CommandFailedError([cmd, ...args].join(' '), code, err));
+    });
+  });
+}
