@@ -65,7 +65,7 @@ async function startLocal(): Promise<Started> {
   const kubeconfig = env.KUBECONFIG;
   if (!kubeconfig) throw new ClusterConfigError(`${dir}/env has no KUBECONFIG`);
   return {
-    info: { mode: 'local', kubeconfig, helms, kubectl: join(bin, 'kubectl') },
+    info: { mode: 'local', kubeconfig, helms, kubectl: join(bin, 'kubectl'), testenvBin: bin },
     stop: async () => {
       await run('bash', [TESTENV, 'down', dir], { inheritStderr: true });
     },

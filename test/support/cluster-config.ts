@@ -12,6 +12,8 @@ export interface ClusterInfo {
   readonly helms: Readonly<Record<string, string>>;
   /** kubectl, when the run has one (always for the local control plane). */
   readonly kubectl?: string;
+  /** The testenv bin folder (local mode only): lets tests start extra control planes. */
+  readonly testenvBin?: string;
 }
 
 export class ClusterConfigError extends Error {
