@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/errors.js';
+import { parseRunFlags } from './flags.js';
+
+const ctx = { env: {}, cpus: 4 };
+
+describe('parseRunFlags', () => {
+  it("uses operator-sdk's defaults", () => {
+    expect(parseRunFlags([], ctx)).toMatchObject({
+      watchesFile: './watches.yaml',
+      reconcilePeriodMs: 60_000,
+      maxConcurrentReconciles: 4,
+      metricsBindAddress: ':8080',
+      healthProbeBindAddress: ':8081',
+      leaderElect: false,
+      helmBinary: 'helm',
+      logLevel: 'info',
+      logEncoder: 'json',
+      notYet: [],
+    });
+  });
+
+  it('accepts --x=v, --x v, bare booleans and --b=false', () => {
+    const o = parseRunFlags(
+      ['--watches-file=/w.yaml', '--reconcile-period', '30s', '--zap-devel', '--leader-elect=false'],
+      ctx,
+    );
+    expect(o).toMatchObject({
+      watchesFile: '/w.yaml',
+      reconcilePeriodMs: 30_000,
+      logEncoder: 'console',
+      leaderElect: false,
+    });
+    expect(o.logLevel).toBe('debug');
+  });
+
+  it('takes the helm binary from --helm-binary, then HELM_BINARY, then helm', () => {
+    expect(parseRunFlags(['--helm-binary=/h'], { ...ctx, env: { HELM_BINARY: '/e' } }).helmBinary).toBe('/h');
+    expect(parseRunFlags([], { ...ctx, env: { HELM_BINARY: '/e' } }).helmBinary).toBe('/e');
+  });
+
+  it('lists flags that are parsed but not implemented yet', () => {
+    expect(parseRunFlags(['--leader-elect', '--metrics-bind-address=:9090'], ctx).notYet).toEqual([
+      '--leader-elect',
+      '--metrics-bind-address',
+    ]);
+  });
+
+  it.each([
+    [['--nope'], /unknown flag: --nope/],
+    [['--reconcile-period=5x'], /--reconcile-period: invalid duration "5x"/],
+    [['--max-concurrent-reconciles=0'], /must be a positive integer/],
+    [['--watches-file'], /flag needs an argument: --watches-file/],
+    [['--metrics-addr=:1', '--metrics-bind-address=:2'], /only one of --metrics-addr and --metrics-bind-address/],
+    [['--zap-log-level=loud'], /--zap-log-level/],
+    [['--leader-elect=maybe'], /not a boolean/],
+  ])('rejects %j with a message naming the flag', (argv, message) => {
+    expect(() => parseRunFlags(argv, ctx)).toThrow(ConfigError);
+    expect(() => parseRunFlags(argv, ctx)).toThrow(message);
+  });
+});

@@ -1,0 +1,148 @@
+// `helm-operator run` flags, with operator-sdk's names and defaults, parsed pflag-style (`--x=v`, `--x v`, bare
+// booleans, `--b=false`). Pure: argv and env in, typed options out; throws ConfigError naming the flag.
+// Called by src/cmd/main.ts only; never reads process.* itself.
+import { parseDuration } from '../config/duration.js';
+import { ConfigError } from '../core/errors.js';
+import type { LogLevel } from '../observability/logger.js';
+
+export interface RunOptions {
+  readonly watchesFile: string;
+  readonly reconcilePeriodMs: number;
+  readonly maxConcurrentReconciles: number;
+  readonly metricsBindAddress: string;
+  readonly healthProbeBindAddress: string;
+  readonly leaderElect: boolean;
+  readonly leaderElectionId: string;
+  readonly leaderElectionNamespace: string;
+  readonly helmBinary: string;
+  readonly logLevel: LogLevel;
+  readonly logEncoder: 'json' | 'console';
+  /** Flags accepted for compatibility whose behaviour arrives later; the CLI warns when they are set. */
+  readonly notYet: readonly string[];
+}
+
+type Kind = 'string' | 'bool' | 'int' | 'duration';
+interface FlagSpec {
+  readonly kind: Kind;
+  /** Set when the flag is parsed for compatibility but not implemented yet. */
+  readonly notYet?: true;
+}
+
+const FLAGS: Readonly<Record<string, FlagSpec>> = {
+  'watches-file': { kind: 'string' },
+  'reconcile-period': { kind: 'duration' },
+  'max-concurrent-reconciles': { kind: 'int' },
+  'metrics-bind-address': { kind: 'string', notYet: true },
+  'metrics-addr': { kind: 'string', notYet: true },
+  'health-probe-bind-address': { kind: 'string', notYet: true },
+  'leader-elect': { kind: 'bool', notYet: true },
+  'enable-leader-election': { kind: 'bool', notYet: true },
+  'leader-election-id': { kind: 'string', notYet: true },
+  'leader-election-namespace': { kind: 'string', notYet: true },
+  'helm-binary': { kind: 'string' },
+  'zap-devel': { kind: 'bool' },
+  'zap-encoder': { kind: 'string' },
+  'zap-log-level': { kind: 'string' },
+  'zap-stacktrace-level': { kind: 'string' },
+  'zap-time-encoding': { kind: 'string' },
+  'suppress-override-values': { kind: 'bool', notYet: true },
+  'enable-http2': { kind: 'bool', notYet: true },
+  'metrics-secure': { kind: 'bool', notYet: true },
+  'metrics-require-rbac': { kind: 'bool', notYet: true },
+};
+
+const BOOLS: Readonly<Record<string, boolean>> = { true: true, '1': true, t: true, TRUE: true, True: true, T: true };
+const FALSES = new Set(['false', '0', 'f', 'F', 'FALSE', 'False']);
+
+export interface ParseContext {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cpus: number;
+}
+
+/** Parses the arguments after `run`. */
+export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOptions {
+  const seen = new Map<string, string | boolean>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}; flags start with --`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = FLAGS[name];
+    if (!spec) throw new ConfigError(`unknown flag: --${name} (see helm-operator run --help)`);
+    if (spec.kind === 'bool') {
+      const raw = eq < 0 ? 'true' : arg.slice(eq + 1);
+      if (!(raw in BOOLS) && !FALSES.has(raw))
+        throw new ConfigError(`--${name}: ${JSON.stringify(raw)} is not a boolean`);
+      seen.set(name, raw in BOOLS);
+      continue;
+    }
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new ConfigError(`flag needs an argument: --${name}`);
+    seen.set(name, value);
+  }
+  const str = (n: string, d: string) => (seen.has(n) ? String(seen.get(n)) : d);
+  const bool = (n: string) => seen.get(n) === true;
+  exclusive(seen, 'metrics-addr', 'metrics-bind-address');
+  exclusive(seen, 'enable-leader-election', 'leader-elect');
+
+  const maxConc = str('max-concurrent-reconciles', String(Math.max(1, ctx.cpus)));
+  if (!/^[1-9]\d*$/.test(maxConc)) {
+    throw new ConfigError(`--max-concurrent-reconciles: ${JSON.stringify(maxConc)} must be a positive integer`);
+  }
+  let periodMs: number;
+  try {
+    periodMs = parseDuration(str('reconcile-period', '1m'));
+  } catch (err) {
+    throw new ConfigError(`--reconcile-period: ${(err as Error).message}`, { cause: err });
+  }
+  if (periodMs < 0) throw new ConfigError('--reconcile-period must not be negative (0 disables periodic reconciles)');
+
+  const devel = bool('zap-devel');
+  const encoder = str('zap-encoder', devel ? 'console' : 'json');
+  if (encoder !== 'json' && encoder !== 'console') {
+    throw new ConfigError(`--zap-encoder: ${JSON.stringify(encoder)} must be json or console`);
+  }
+  return {
+    watchesFile: str('watches-file', './watches.yaml'),
+    reconcilePeriodMs: periodMs,
+    maxConcurrentReconciles: Number(maxConc),
+    metricsBindAddress: str('metrics-bind-address', str('metrics-addr', ':8080')),
+    healthProbeBindAddress: str('health-probe-bind-address', ':8081'),
+    leaderElect: bool('leader-elect') || bool('enable-leader-election'),
+    leaderElectionId: str('leader-election-id', ctx.env.OPERATOR_NAME ?? ''),
+    leaderElectionNamespace: str('leader-election-namespace', ''),
+    helmBinary: str('helm-binary', ctx.env.HELM_BINARY || 'helm'),
+    logLevel: logLevel(str('zap-log-level', devel ? 'debug' : 'info')),
+    logEncoder: encoder,
+    notYet: [...seen.keys()].filter((n) => FLAGS[n]?.notYet).map((n) => `--${n}`),
+  };
+}
+
+function exclusive(seen: ReadonlyMap<string, unknown>, old: string, current: string): void {
+  if (seen.has(old) && seen.has(current)) throw new ConfigError(`only one of --${old} and --${current} may be set`);
+}
+
+/** zap levels: debug, info, error, or an integer verbosity N > 0 (more detail: debug). */
+function logLevel(raw: string): LogLevel {
+  if (raw === 'debug' || raw === 'info' || raw === 'error') return raw;
+  if (raw === 'warn') return 'warn';
+  if (/^[1-9]\d*$/.test(raw)) return 'debug';
+  throw new ConfigError(`--zap-log-level: ${JSON.stringify(raw)} must be debug, info, error or an integer > 0`);
+}
+
+export const RUN_USAGE = `Usage: helm-operator run [flags]
+
+Flags (operator-sdk helm-operator names and defaults):
+  --watches-file string              path to the watches file (default "./watches.yaml")
+  --reconcile-period duration        default requeue period per CR, 0 disables (default 1m0s)
+  --max-concurrent-reconciles int    reconciles in parallel per watched kind (default: number of CPUs)
+  --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
+  --zap-devel                        development logging: console encoder, debug level
+  --zap-encoder json|console         log encoding (default json)
+  --zap-log-level level              debug, info, error, or an integer verbosity (default info)
+  --zap-stacktrace-level, --zap-time-encoding   accepted for compatibility; ignored
+Parsed for compatibility, not implemented yet (a warning is logged when set):
+  --metrics-bind-address (":8080"), --metrics-addr, --health-probe-bind-address (":8081"),
+  --leader-elect, --enable-leader-election, --leader-election-id, --leader-election-namespace,
+  --suppress-override-values, --enable-http2, --metrics-secure, --metrics-require-rbac
+`;

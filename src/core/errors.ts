@@ -1,0 +1,29 @@
+// The operator's error tree: every error has a stable `code` (listed in the README's error table) and keeps its
+// `cause`. TerminalError means "do not retry"; every other error is retried with per-key backoff.
+// Imported by every layer; imports nothing from src/.
+
+export abstract class OperatorError extends Error {
+  abstract readonly code: string;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad configuration (flags, watches.yaml, environment): reported at startup, before touching the cluster. */
+export class ConfigError extends OperatorError {
+  readonly code: string;
+  constructor(message: string, options?: ErrorOptions & { code?: string }) {
+    super(message, options);
+    this.code = options?.code ?? 'CONFIG_INVALID';
+  }
+}
+
+/** A reconcile failure that retrying cannot fix; it is logged and recorded but not requeued with backoff. */
+export class TerminalError extends OperatorError {
+  readonly code = 'TERMINAL';
+}
+
+export function isTerminal(err: unknown): boolean {
+  return err instanceof TerminalError;
+}

@@ -1,0 +1,299 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkHelmVersion,
+  helmEnv,
+  installArgs,
+  parseHelmVersion,
+  parseRelease,
+  REDACTED,
+  redact,
+  redactArgs,
+  rollbackArgs,
+  secretsOf,
+  tail,
+  uninstallArgs,
+  upgradeArgs,
+  VALUES_PLACEHOLDER,
+  versionArgs,
+} from './args.js';
+import { HelmOutputError, HelmVersionError } from './errors.js';
+
+const ref = { release: 'web', namespace: 'apps' };
+const valuesFile = '/work/values-x/values.yaml';
+
+/** The error `fn` throws; fails the test when it does not throw. */
+const thrown = (fn: () => unknown): unknown => {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a throw');
+};
+
+/** The value following `name` in argv, if the flag is present. */
+const flagValue = (args: readonly string[], name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args[i + 1];
+};
+
+describe('installArgs', () => {
+  it('installs the release from the chart in its namespace with values from the file and JSON output', () => {
+    const args = installArgs({ ...ref, chart: '/charts/web', valuesFile });
+    expect(args.slice(0, 3)).toEqual(['install', 'web', '/charts/web']);
+    expect(flagValue(args, '--namespace')).toBe('apps');
+    expect(flagValue(args, '--values')).toBe(valuesFile);
+    expect(flagValue(args, '--output')).toBe('json');
+  });
+
+  it('does not pass --history-max, which helm install does not accept', () => {
+    expect(installArgs({ ...ref, chart: 'c', valuesFile })).not.toContain('--history-max');
+  });
+
+  it('adds --no-hooks only when hooks are disabled and appends extra args last', () => {
+    expect(installArgs({ ...ref, chart: 'c', valuesFile })).not.toContain('--no-hooks');
+    const args = installArgs({ ...ref, chart: 'c', valuesFile, disableHooks: true, extraArgs: ['--skip-crds'] });
+    expect(args).toContain('--no-hooks');
+    expect(args.at(-1)).toBe('--skip-crds');
+  });
+
+  it('stores labels on the release record with --labels, and refuses label text helm would split', () => {
+    const labels = { 'helm.sdk.operatorframework.io/fingerprint': 'abc123', team: 'a' };
+    const args = installArgs({ ...ref, chart: 'c', valuesFile, labels });
+    expect(flagValue(args, '--labels')).toBe('helm.sdk.operatorframework.io/fingerprint=abc123,team=a');
+    expect(flagValue(upgradeArgs({ ...ref, chart: 'c', valuesFile, historyMax: 1, labels }), '--labels')).toBe(
+      'helm.sdk.operatorframework.io/fingerprint=abc123,team=a',
+    );
+    expect(installArgs({ ...ref, chart: 'c', valuesFile, labels: {} })).not.toContain('--labels');
+    expect(() => installArgs({ ...ref, chart: 'c', valuesFile, labels: { a: 'x,b=y' } })).toThrow(TypeError);
+  });
+
+  it('rejects a release or namespace that helm would parse as a flag', () => {
+    expect(() => installArgs({ release: '--dry-run', namespace: 'apps', chart: 'c', valuesFile })).toThrow(TypeError);
+    expect(() => installArgs({ release: 'web', namespace: '', chart: 'c', valuesFile })).toThrow(TypeError);
+  });
+});
+
+describe('upgradeArgs', () => {
+  const base = { ...ref, chart: '/charts/web', valuesFile, historyMax: 10 };
+
+  it('upgrades with exactly the given values, the history limit and JSON output', () => {
+    const args = upgradeArgs(base);
+    expect(args.slice(0, 3)).toEqual(['upgrade', 'web', '/charts/web']);
+    expect(flagValue(args, '--namespace')).toBe('apps');
+    expect(flagValue(args, '--values')).toBe(valuesFile);
+    expect(args).toContain('--reset-values');
+    expect(flagValue(args, '--history-max')).toBe('10');
+    expect(flagValue(args, '--output')).toBe('json');
+    expect(args.filter((a) => a.startsWith('--dry-run'))).toEqual([]);
+    expect(args).not.toContain('--force');
+    expect(args).not.toContain('--no-hooks');
+  });
+
+  it.each([
+    [false, []],
+    ['client', ['--dry-run']],
+    ['server', ['--dry-run=server']],
+  ] as const)('with dryRun %s passes %j', (dryRun, expected) => {
+    expect(upgradeArgs({ ...base, dryRun }).filter((a) => a.startsWith('--dry-run'))).toEqual(expected);
+  });
+
+  it('adds --force and --no-hooks when asked', () => {
+    const args = upgradeArgs({ ...base, force: true, disableHooks: true });
+    expect(args).toContain('--force');
+    expect(args).toContain('--no-hooks');
+  });
+
+  it('passes 0 (unlimited history) and rejects a negative history limit', () => {
+    expect(flagValue(upgradeArgs({ ...base, historyMax: 0 }), '--history-max')).toBe('0');
+    expect(() => upgradeArgs({ ...base, historyMax: -1 })).toThrow(TypeError);
+  });
+});
+
+describe('uninstallArgs', () => {
+  it('uninstalls in the namespace, with --no-hooks and --wait only when asked', () => {
+    expect(uninstallArgs(ref)).toEqual(['uninstall', 'web', '--namespace', 'apps']);
+    expect(uninstallArgs({ ...ref, disableHooks: true, wait: true })).toEqual([
+      'uninstall',
+      'web',
+      '--namespace',
+      'apps',
+      '--no-hooks',
+      '--wait',
+    ]);
+  });
+});
+
+describe('rollbackArgs', () => {
+  it('rolls back to the previous revision unless one is given', () => {
+    expect(rollbackArgs({ ...ref, historyMax: 5 })).toEqual([
+      'rollback',
+      'web',
+      '--namespace',
+      'apps',
+      '--history-max',
+      '5',
+    ]);
+    const args = rollbackArgs({ ...ref, historyMax: 5, revision: 3, force: true, disableHooks: true });
+    expect(args.slice(0, 3)).toEqual(['rollback', 'web', '3']);
+    expect(args).toContain('--force');
+    expect(args).toContain('--no-hooks');
+  });
+});
+
+describe('versionArgs', () => {
+  it('asks for the short version', () => {
+    expect(versionArgs()).toEqual(['version', '--short']);
+  });
+});
+
+describe('no builder puts values on argv', () => {
+  it('only ever references the values file by path', () => {
+    const all = [
+      ...installArgs({ ...ref, chart: 'c', valuesFile }),
+      ...upgradeArgs({ ...ref, chart: 'c', valuesFile, historyMax: 1, dryRun: 'server' }),
+    ];
+    expect(all.filter((a) => a.startsWith('--set'))).toEqual([]);
+    expect(redactArgs(all, valuesFile)).not.toContain(valuesFile);
+    expect(redactArgs(all, valuesFile).filter((a) => a === VALUES_PLACEHOLDER)).toHaveLength(2);
+  });
+});
+
+describe('helmEnv', () => {
+  const homes = { cacheHome: '/w/h/cache', configHome: '/w/h/config', dataHome: '/w/h/data', kubeCacheDir: '/w/kc' };
+
+  it('keeps the base env but drops HELM_* variables that would retarget helm', () => {
+    const env = helmEnv({
+      ...homes,
+      historyMax: 7,
+      base: {
+        PATH: '/bin',
+        HELM_NAMESPACE: 'kube-system',
+        HELM_KUBECONTEXT: 'prod',
+        HELM_DEBUG: 'true',
+        HELM_QPS: '50',
+        GONE: undefined,
+      },
+    });
+    expect(env).toEqual({
+      PATH: '/bin',
+      HELM_QPS: '50',
+      HELM_CACHE_HOME: '/w/h/cache',
+      HELM_CONFIG_HOME: '/w/h/config',
+      HELM_DATA_HOME: '/w/h/data',
+      HELM_DRIVER: 'secret',
+      HELM_MAX_HISTORY: '7',
+      KUBECACHEDIR: '/w/kc',
+      NO_COLOR: '1',
+    });
+  });
+
+  it('sets KUBECONFIG only when a kubeconfig is given, overriding the base env', () => {
+    expect(helmEnv({ ...homes, historyMax: 1, base: { KUBECONFIG: '/base' } }).KUBECONFIG).toBe('/base');
+    expect(helmEnv({ ...homes, historyMax: 1, base: { KUBECONFIG: '/base' }, kubeconfig: '/k' }).KUBECONFIG).toBe('/k');
+  });
+});
+
+describe('parseHelmVersion', () => {
+  it.each([
+    ['v3.22.0+gabc1234', { version: 'v3.22.0+gabc1234', major: 3, minor: 22 }],
+    ['v4.3.1\n', { version: 'v4.3.1', major: 4, minor: 3 }],
+    ['v3.8.0-rc.1+g1', { version: 'v3.8.0-rc.1+g1', major: 3, minor: 8 }],
+    ['Client: v2.17.0+ga690bad', { version: 'v2.17.0+ga690bad', major: 2, minor: 17 }],
+  ])('parses %j', (output, expected) => {
+    expect(parseHelmVersion(output)).toEqual(expected);
+  });
+
+  it('throws HelmVersionError for output without a version', () => {
+    expect(() => parseHelmVersion('command not understood')).toThrow(HelmVersionError);
+  });
+});
+
+describe('checkHelmVersion', () => {
+  it('accepts helm 3.13 and later, including helm 4', () => {
+    for (const v of ['v3.13.0', 'v3.22.0+gabc', 'v4.0.0', 'v4.3.1']) {
+      expect(() => checkHelmVersion(parseHelmVersion(v))).not.toThrow();
+    }
+  });
+
+  it('rejects older helm with a message naming the version and the minimum', () => {
+    for (const v of ['v3.12.3', 'v3.7.2+g663a896', 'v2.17.0']) {
+      const check = () => checkHelmVersion(parseHelmVersion(v));
+      expect(check).toThrow(HelmVersionError);
+      expect(check).toThrow(/too old.*>= 3\.13/);
+    }
+    expect(thrown(() => checkHelmVersion(parseHelmVersion('v3.7.2')))).toMatchObject({
+      code: 'HELM_UNSUPPORTED_VERSION',
+      version: 'v3.7.2',
+    });
+  });
+});
+
+describe('secretsOf and redact', () => {
+  const values = { db: { password: 'hunter2-secret', port: 5432 }, tags: ['alpha-tag', 'x'], quote: 'say "hi"' };
+
+  it('collects string leaves (and their JSON-escaped form) but not short strings, numbers or keys', () => {
+    const secrets = secretsOf(values);
+    expect(secrets).toEqual(expect.arrayContaining(['hunter2-secret', 'alpha-tag', 'say "hi"', 'say \\"hi\\"']));
+    expect(secrets).not.toContain('x');
+    expect(secrets).not.toContain('password');
+    expect(secrets).not.toContain('5432');
+  });
+
+  it('replaces every occurrence of every secret', () => {
+    const text = 'Error: bad "hunter2-secret" and hunter2-secret, tag alpha-tag, quoted "say \\"hi\\""';
+    const out = redact(text, secretsOf(values));
+    expect(out).not.toMatch(/hunter2|alpha-tag|say/);
+    expect(out).toContain(REDACTED);
+    expect(out.startsWith('Error: bad')).toBe(true);
+  });
+});
+
+describe('tail', () => {
+  it('keeps short text whole and cuts long text to maxChars with a marker', () => {
+    expect(tail('  short\n', 10)).toBe('short');
+    const cut = tail(`${'a'.repeat(100)}END`, 10);
+    expect(cut).toHaveLength(10);
+    expect(cut).toBe('…aaaaaaEND');
+  });
+});
+
+describe('parseRelease', () => {
+  const output = {
+    name: 'web',
+    namespace: 'apps',
+    version: 2,
+    info: { status: 'deployed', notes: 'hello' },
+    manifest: '---\nkind: ConfigMap\n',
+    config: { password: 'hunter2-secret' },
+    chart: { metadata: { name: 'web', version: '1.2.3' }, values: { a: 1 } },
+  };
+
+  it('keeps the fields the operator reads and drops the values (config)', () => {
+    expect(parseRelease(JSON.stringify(output), 'upgrade', ref)).toEqual({
+      name: 'web',
+      namespace: 'apps',
+      version: 2,
+      info: { status: 'deployed', notes: 'hello' },
+      manifest: '---\nkind: ConfigMap\n',
+      chart: { metadata: { name: 'web', version: '1.2.3' } },
+    });
+  });
+
+  it('tolerates a missing manifest and notes (helm omits empty fields)', () => {
+    const { manifest: _m, ...rest } = output;
+    const parsed = parseRelease(JSON.stringify({ ...rest, info: { status: 'deployed' } }), 'install', ref);
+    expect(parsed.manifest).toBe('');
+    expect(parsed.info).toEqual({ status: 'deployed' });
+  });
+
+  it('throws HelmOutputError without quoting the output', () => {
+    const stdout = 'Release web has been cancelled. hunter2-secret';
+    expect(() => parseRelease(stdout, 'install', ref)).toThrow(HelmOutputError);
+    const err = thrown(() => parseRelease('{"config":"hunter2-secret", broken}', 'install', ref));
+    expect(err).toBeInstanceOf(HelmOutputError);
+    expect(String(err)).not.toContain('hunter2');
+    expect(err).not.toHaveProperty('cause');
+    expect(() => parseRelease('{"name":"web"}', 'install', ref)).toThrow(/missing name, version or info\.status/);
+  });
+});

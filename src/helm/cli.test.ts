@@ -1,0 +1,308 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkHelmVersion, createHelmCli, type HelmCliOptions } from './cli.js';
+import { HelmCommandError, HelmNotFoundError, HelmVersionError } from './errors.js';
+
+// A fake `helm`: records its argv, the env variables we care about and the values file (content and mode) into
+// $FAKE_RECORD, then behaves according to $FAKE_MODE. Signals it receives are appended to $FAKE_RECORD.signals.
+const FAKE_HELM = `#!${process.execPath}
+'use strict';
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const env = process.env;
+const record = env.FAKE_RECORD;
+const mode = env.FAKE_MODE || 'ok';
+const onTerm = (exit) => process.on('SIGTERM', () => {
+  fs.appendFileSync(record + '.signals', 'SIGTERM\\n');
+  if (exit) process.exit(143);
+});
+if (mode === 'hang') onTerm(true);
+if (mode === 'stubborn') onTerm(false);
+const at = (flag) => { const i = args.indexOf(flag); return i < 0 ? undefined : args[i + 1]; };
+const file = at('--values');
+const values = file === undefined ? null
+  : { file, content: fs.readFileSync(file, 'utf8'), mode: fs.statSync(file).mode & 0o777 };
+const keys = ['KUBECONFIG', 'HELM_CACHE_HOME', 'HELM_CONFIG_HOME', 'HELM_DATA_HOME', 'HELM_DRIVER',
+  'HELM_MAX_HISTORY', 'HELM_NAMESPACE', 'HELM_KUBECONTEXT', 'KUBECACHEDIR', 'NO_COLOR', 'KEPT'];
+const seen = {};
+for (const k of keys) if (env[k] !== undefined) seen[k] = env[k];
+fs.writeFileSync(record + '.tmp', JSON.stringify({ args, env: seen, values }));
+fs.renameSync(record + '.tmp', record);
+if (mode === 'version') {
+  process.stdout.write(env.FAKE_VERSION + '\\n');
+} else if (mode === 'fail') {
+  process.stderr.write('noise line\\n'.repeat(1000));
+  process.stderr.write('Error: UPGRADE FAILED: values ' + (values && values.content) + ' from ' + file + '\\n');
+  process.exit(3);
+} else if (mode === 'hang' || mode === 'stubborn') {
+  setInterval(() => {}, 60000);
+} else if (args[0] === 'install' || args[0] === 'upgrade') {
+  process.stdout.write(JSON.stringify({
+    name: args[1], namespace: at('--namespace'), version: args[0] === 'install' ? 1 : 2,
+    info: { status: 'deployed', notes: 'NOTES' }, manifest: 'kind: ConfigMap\\n',
+    config: values && JSON.parse(values.content), chart: { metadata: { name: 'web', version: '0.1.0' } },
+  }));
+} else {
+  process.stdout.write('done\\n');
+}
+`;
+
+interface FakeRecord {
+  args: string[];
+  env: Record<string, string>;
+  values: { file: string; content: string; mode: number } | null;
+}
+
+const SECRET = 'hunter2-very-secret';
+const VALUES = { replicaCount: 2, db: { password: SECRET } };
+const release = { release: 'web', namespace: 'apps', chart: '/charts/web' };
+const WAIT = { timeout: 10_000, interval: 20 };
+
+let root = '';
+let helm = '';
+let cases = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'helm-cli-test-'));
+  helm = join(root, 'helm');
+  await writeFile(helm, FAKE_HELM, { mode: 0o755 });
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function setup(mode: string, overrides: Partial<HelmCliOptions> = {}) {
+  const dir = join(root, `case-${++cases}`);
+  await mkdir(dir);
+  const workDir = join(dir, 'work');
+  const record = join(dir, 'record.json');
+  const spawned: string[][] = [];
+  const options: HelmCliOptions = {
+    binary: helm,
+    workDir,
+    kubeconfig: '/etc/kube/operator.conf',
+    env: { FAKE_MODE: mode, FAKE_RECORD: record, KEPT: 'yes', HELM_NAMESPACE: 'wrong', HELM_KUBECONTEXT: 'wrong' },
+    onSpawn: (args) => spawned.push([...args]),
+    ...overrides,
+  };
+  return {
+    client: createHelmCli(options),
+    options,
+    workDir,
+    spawned,
+    started: () => existsSync(record),
+    recorded: (): FakeRecord => JSON.parse(readFileSync(record, 'utf8')) as FakeRecord,
+    signals: (): string[] =>
+      existsSync(`${record}.signals`) ? readFileSync(`${record}.signals`, 'utf8').split('\n').filter(Boolean) : [],
+    leftoverValueDirs: async () => (await readdir(workDir)).filter((name) => name.startsWith('values-')),
+  };
+}
+
+const signal = () => new AbortController().signal;
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the call to reject');
+}
+
+describe('when helm install succeeds', { timeout: 20_000 }, () => {
+  it('passes the values in a 0600 file that is removed afterwards and never on argv', async () => {
+    const t = await setup('ok');
+    await t.client.install({ ...release, values: VALUES, signal: signal() });
+
+    const rec = t.recorded();
+    expect(rec.values).not.toBeNull();
+    expect(rec.values?.mode).toBe(0o600);
+    expect(JSON.parse(rec.values?.content ?? '')).toEqual(VALUES);
+    expect(rec.values?.file.startsWith(t.workDir)).toBe(true);
+    expect(existsSync(rec.values?.file ?? '')).toBe(false);
+    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(rec.args.join(' ')).not.toContain(SECRET);
+    expect(t.spawned).toEqual([rec.args.map((a) => (a === rec.values?.file ? '<values>' : a))]);
+  });
+
+  it('returns the parsed release without the values', async () => {
+    const t = await setup('ok');
+    const result = await t.client.install({ ...release, values: VALUES, signal: signal() });
+    expect(result).toEqual({
+      name: 'web',
+      namespace: 'apps',
+      version: 1,
+      info: { status: 'deployed', notes: 'NOTES' },
+      manifest: 'kind: ConfigMap\n',
+      chart: { metadata: { name: 'web', version: '0.1.0' } },
+    });
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
+  it('gives helm private homes, the shared kube cache and the kubeconfig through env only', async () => {
+    const t = await setup('ok');
+    await t.client.install({ ...release, values: VALUES, signal: signal() });
+    const { env, args } = t.recorded();
+
+    expect(env.KUBECONFIG).toBe('/etc/kube/operator.conf');
+    expect(args).not.toContain('/etc/kube/operator.conf');
+    expect(env.HELM_NAMESPACE).toBeUndefined();
+    expect(env.HELM_KUBECONTEXT).toBeUndefined();
+    expect(env).toMatchObject({ KEPT: 'yes', NO_COLOR: '1', HELM_DRIVER: 'secret', HELM_MAX_HISTORY: '10' });
+    expect(env.KUBECACHEDIR).toBe(join(t.workDir, 'kube-cache'));
+    for (const key of ['HELM_CACHE_HOME', 'HELM_CONFIG_HOME', 'HELM_DATA_HOME', 'KUBECACHEDIR']) {
+      const dir = env[key] ?? '';
+      expect(dir.startsWith(t.workDir)).toBe(true);
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    }
+
+    // A second client sharing the workDir gets its own helm homes but the same discovery cache.
+    const other = createHelmCli(t.options);
+    await other.install({ ...release, values: VALUES, signal: signal() });
+    const second = t.recorded().env;
+    expect(second.HELM_CACHE_HOME).not.toBe(env.HELM_CACHE_HOME);
+    expect(second.KUBECACHEDIR).toBe(env.KUBECACHEDIR);
+  });
+});
+
+describe('when upgrading, uninstalling and rolling back', { timeout: 20_000 }, () => {
+  it('upgrades with the configured history limit and the requested dry-run mode', async () => {
+    const t = await setup('ok', { historyMax: 3 });
+    const result = await t.client.upgrade({
+      ...release,
+      values: VALUES,
+      dryRun: 'server',
+      force: true,
+      signal: signal(),
+    });
+    expect(result.version).toBe(2);
+    const { args, env } = t.recorded();
+    expect(args.slice(0, 3)).toEqual(['upgrade', 'web', '/charts/web']);
+    expect(args).toEqual(
+      expect.arrayContaining(['--history-max', '3', '--dry-run=server', '--force', '--reset-values']),
+    );
+    expect(env.HELM_MAX_HISTORY).toBe('3');
+  });
+
+  it('uninstalls and rolls back without any values file', async () => {
+    const t = await setup('ok', { historyMax: 4 });
+    await t.client.uninstall({ release: 'web', namespace: 'apps', wait: true, signal: signal() });
+    expect(t.recorded()).toMatchObject({ args: ['uninstall', 'web', '--namespace', 'apps', '--wait'], values: null });
+    await t.client.rollback({ release: 'web', namespace: 'apps', revision: 2, signal: signal() });
+    expect(t.recorded().args).toEqual(['rollback', 'web', '2', '--namespace', 'apps', '--history-max', '4']);
+  });
+});
+
+describe('when helm exits non-zero', { timeout: 20_000 }, () => {
+  it('throws HelmCommandError with the exit code, the stderr tail and no values', async () => {
+    const t = await setup('fail');
+    const err = await rejection(t.client.upgrade({ ...release, values: VALUES, signal: signal() }));
+
+    expect(err).toBeInstanceOf(HelmCommandError);
+    if (!(err instanceof HelmCommandError)) return;
+    expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', command: 'upgrade', exitCode: 3, canceled: false });
+    expect(err.timedOut).toBe(false);
+    expect(err.message).toMatch(/^helm upgrade of release apps\/web failed with exit code 3: Error: UPGRADE FAILED/);
+    expect(err.stderr.length).toBeLessThanOrEqual(4096);
+    expect(err.stderr).toContain('Error: UPGRADE FAILED');
+    expect(err.stderr).toContain('from <values>');
+    expect(err.args).toContain('<values>');
+
+    const file = t.recorded().values?.file ?? '';
+    const everything = inspect(err, { depth: 10 }) + JSON.stringify(err) + err.message + err.stderr;
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(file);
+    expect(err.cause).toBeInstanceOf(Error);
+    expect(existsSync(file)).toBe(false);
+    expect(await t.leftoverValueDirs()).toEqual([]);
+  });
+});
+
+describe('when the helm binary is missing', () => {
+  it('throws HelmNotFoundError telling how to point at helm, and cleans up the values file', async () => {
+    const t = await setup('ok', { binary: join(root, 'no-such-helm') });
+    const err = await rejection(t.client.install({ ...release, values: VALUES, signal: signal() }));
+    expect(err).toBeInstanceOf(HelmNotFoundError);
+    expect(err).toMatchObject({ code: 'HELM_NOT_FOUND', binary: join(root, 'no-such-helm') });
+    expect(String(err)).toMatch(/--helm-binary.*HELM_BINARY.*PATH/);
+    expect(await t.leftoverValueDirs()).toEqual([]);
+  });
+});
+
+describe('when the caller aborts', { timeout: 20_000 }, () => {
+  it('sends SIGTERM to helm, rejects as canceled once helm exited, and removes the values file', async () => {
+    const t = await setup('hang', { killGraceMs: 15_000 });
+    const controller = new AbortController();
+    const pending = rejection(t.client.install({ ...release, values: VALUES, signal: controller.signal }));
+    await vi.waitFor(() => expect(t.started()).toBe(true), WAIT);
+
+    controller.abort();
+    const err = await pending;
+
+    expect(err).toBeInstanceOf(HelmCommandError);
+    expect(err).toMatchObject({ canceled: true, timedOut: false, forceKilled: false, command: 'install' });
+    expect(String(err)).toContain('helm install of release apps/web was canceled');
+    expect(t.signals()).toEqual(['SIGTERM']);
+    expect(existsSync(t.recorded().values?.file ?? '')).toBe(false);
+    expect(await t.leftoverValueDirs()).toEqual([]);
+  });
+
+  it('SIGKILLs a helm that ignores SIGTERM once the grace period is over', async () => {
+    const t = await setup('stubborn', { killGraceMs: 200 });
+    const controller = new AbortController();
+    const pending = rejection(t.client.uninstall({ release: 'web', namespace: 'apps', signal: controller.signal }));
+    await vi.waitFor(() => expect(t.started()).toBe(true), WAIT);
+
+    controller.abort();
+    const err = await pending;
+
+    expect(err).toMatchObject({ canceled: true, forceKilled: true, signal: 'SIGKILL' });
+    expect(t.signals()).toEqual(['SIGTERM']);
+  });
+
+  it('does not start helm at all when the signal is already aborted', async () => {
+    const t = await setup('ok');
+    const err = await rejection(t.client.install({ ...release, values: VALUES, signal: AbortSignal.abort() }));
+    expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', canceled: true });
+    expect(t.spawned).toEqual([]);
+    expect(await t.leftoverValueDirs()).toEqual([]);
+  });
+});
+
+describe('when helm runs past the timeout', { timeout: 20_000 }, () => {
+  it('terminates it and reports timedOut', async () => {
+    const t = await setup('hang', { timeoutMs: 500, killGraceMs: 15_000 });
+    const err = await rejection(t.client.upgrade({ ...release, values: VALUES, signal: signal() }));
+    expect(err).toMatchObject({ timedOut: true, canceled: false });
+    expect(String(err)).toContain('timed out');
+    expect(await t.leftoverValueDirs()).toEqual([]);
+  });
+});
+
+describe('version', { timeout: 20_000 }, () => {
+  it.each([
+    ['v3.22.0+gabc1234', 3, 22],
+    ['v4.3.1', 4, 3],
+  ])('parses %s', async (printed, major, minor) => {
+    const t = await setup('version');
+    const v = await createHelmCli({ ...t.options, env: { ...t.options.env, FAKE_VERSION: printed } }).version({
+      signal: signal(),
+    });
+    expect(v).toEqual({ version: printed, major, minor });
+    expect(() => checkHelmVersion(v)).not.toThrow();
+    expect(t.recorded().args).toEqual(['version', '--short']);
+  });
+
+  it('reports a too-old helm through checkHelmVersion', async () => {
+    const t = await setup('version');
+    const v = await createHelmCli({ ...t.options, env: { ...t.options.env, FAKE_VERSION: 'v3.7.2+g663a896' } }).version(
+      { signal: signal() },
+    );
+    expect(() => checkHelmVersion(v)).toThrow(HelmVersionError);
+  });
+});

@@ -1,0 +1,268 @@
+// The helm CLI adapter: runs the real `helm` binary (install, upgrade, uninstall, rollback, version) and turns its
+// output and failures into typed results and errors. Called by the reconciler; the ONLY module that imports execa.
+// Never puts values on argv, in logs or in errors (they travel in a 0600 temp file), and never reads process.env.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ExecaError, execa } from 'execa';
+import { ConfigError } from '../core/errors.js';
+import {
+  type HelmVersion,
+  helmEnv,
+  installArgs,
+  parseHelmVersion,
+  parseRelease,
+  redact,
+  redactArgs,
+  rollbackArgs,
+  secretsOf,
+  tail,
+  uninstallArgs,
+  upgradeArgs,
+  VALUES_PLACEHOLDER,
+  versionArgs,
+} from './args.js';
+import { HelmCommandError, HelmNotFoundError } from './errors.js';
+
+export { checkHelmVersion, type HelmVersion } from './args.js';
+
+export interface HelmCliOptions {
+  /** Path or name (resolved on `env.PATH`) of the helm binary. */
+  binary: string;
+  /** Kubeconfig file for helm, passed as KUBECONFIG in the child's env, never on argv. @default in-cluster / env */
+  kubeconfig?: string;
+  /**
+   * Operator-private directory: each client creates its own HELM_CACHE_HOME, HELM_CONFIG_HOME and HELM_DATA_HOME
+   * under `helm-XXXXXX/` (mode 0700), the shared discovery cache `kube-cache/`, and short-lived values files.
+   */
+  workDir: string;
+  /** Revisions kept per release (`--history-max`, HELM_MAX_HISTORY). @default 10 */
+  historyMax?: number;
+  /** Per helm process; on expiry helm gets SIGTERM, then SIGKILL after `killGraceMs`. @default 300_000 */
+  timeoutMs?: number;
+  /** On abort or timeout, wait this long after SIGTERM before SIGKILL. @default 30_000 */
+  killGraceMs?: number;
+  /** Base environment of every helm child (HELM_* variables are dropped, see helmEnv). @default {} */
+  env?: Record<string, string | undefined>;
+  /** Called with the (redacted) argv just before each helm process starts: metrics and tests. */
+  onSpawn?: (args: readonly string[]) => void;
+}
+
+/** The values given to a chart: the custom resource's spec. Serialized as JSON, which is valid YAML. */
+export type HelmValues = Readonly<Record<string, unknown>>;
+
+/** The subset of helm's `--output json` release that the operator reads. Never includes the values (`config`). */
+export interface HelmReleaseResult {
+  readonly name: string;
+  readonly namespace: string;
+  readonly version: number;
+  readonly info: { readonly status: string; readonly notes?: string };
+  readonly manifest: string;
+  readonly chart: { readonly metadata: { readonly name: string; readonly version: string } };
+}
+
+export interface HelmCallOptions {
+  /** Aborting sends SIGTERM to helm (SIGKILL after `killGraceMs`); the call rejects once helm has exited. */
+  readonly signal: AbortSignal;
+}
+
+interface ReleaseParams extends HelmCallOptions {
+  readonly release: string;
+  readonly namespace: string;
+  readonly disableHooks?: boolean;
+}
+
+export interface InstallParams extends ReleaseParams {
+  readonly chart: string;
+  readonly values: HelmValues;
+  /** Labels stored on the release record (`--labels`). */
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly extraArgs?: readonly string[];
+}
+
+export interface UpgradeParams extends ReleaseParams {
+  readonly chart: string;
+  readonly values: HelmValues;
+  /** Labels stored on the new release record (`--labels`). */
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly force?: boolean;
+  readonly dryRun?: false | 'client' | 'server';
+}
+
+export interface UninstallParams extends ReleaseParams {
+  readonly wait?: boolean;
+}
+
+export interface RollbackParams extends ReleaseParams {
+  /** @default the previous revision */
+  readonly revision?: number;
+  readonly force?: boolean;
+}
+
+export interface HelmClient {
+  version(call: HelmCallOptions): Promise<HelmVersion>;
+  install(params: InstallParams): Promise<HelmReleaseResult>;
+  upgrade(params: UpgradeParams): Promise<HelmReleaseResult>;
+  uninstall(params: UninstallParams): Promise<void>;
+  rollback(params: RollbackParams): Promise<void>;
+}
+
+const STDERR_TAIL_CHARS = 4096;
+
+interface RunContext extends HelmCallOptions {
+  readonly release?: string;
+  readonly namespace?: string;
+  readonly valuesFile?: string;
+  readonly secrets: readonly string[];
+}
+
+export function createHelmCli(options: HelmCliOptions): HelmClient {
+  const historyMax = checkInt('historyMax', options.historyMax ?? 10, 0);
+  const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? 300_000, 1);
+  const killGraceMs = checkInt('killGraceMs', options.killGraceMs ?? 30_000, 1);
+  let childEnv: Promise<Record<string, string>> | undefined;
+
+  /** Creates this client's helm homes once (retried after a failure) and returns the child environment. */
+  const prepare = (): Promise<Record<string, string>> => {
+    childEnv ??= createHomes(options, historyMax).catch((err: unknown) => {
+      childEnv = undefined;
+      throw err;
+    });
+    return childEnv;
+  };
+
+  async function run(command: string, args: readonly string[], ctx: RunContext): Promise<string> {
+    const shownArgs = redactArgs(args, ctx.valuesFile);
+    const failure = { command, release: ctx.release, namespace: ctx.namespace, args: shownArgs };
+    if (ctx.signal.aborted) {
+      const stopped = { exitCode: undefined, signal: undefined, stderr: '', timedOut: false, forceKilled: false };
+      throw new HelmCommandError({ ...failure, ...stopped, canceled: true }, { cause: ctx.signal.reason });
+    }
+    const env = await prepare();
+    options.onSpawn?.(shownArgs);
+    try {
+      const result = await execa(options.binary, args, {
+        env,
+        extendEnv: false,
+        stdin: 'ignore',
+        cancelSignal: ctx.signal,
+        killSignal: 'SIGTERM',
+        forceKillAfterDelay: killGraceMs,
+        timeout: timeoutMs,
+      });
+      return result.stdout;
+    } catch (err) {
+      if (!(err instanceof ExecaError)) throw err;
+      const file = ctx.valuesFile;
+      const scrub = (text: string): string =>
+        redact(file === undefined ? text : text.split(file).join(VALUES_PLACEHOLDER), ctx.secrets);
+      // Redact a generous tail first so that a secret straddling the 4 KiB cut is still caught whole.
+      const rawTail = tail(typeof err.stderr === 'string' ? err.stderr : '', 16 * STDERR_TAIL_CHARS);
+      const stderr = tail(scrub(rawTail), STDERR_TAIL_CHARS);
+      scrubCause(err, scrub, stderr);
+      if (err.code === 'ENOENT' && err.exitCode === undefined) {
+        throw new HelmNotFoundError(options.binary, { cause: err });
+      }
+      throw new HelmCommandError(
+        {
+          ...failure,
+          exitCode: err.exitCode,
+          signal: err.signal,
+          stderr,
+          canceled: err.isCanceled,
+          timedOut: err.timedOut,
+          forceKilled: err.isForcefullyTerminated,
+        },
+        { cause: err },
+      );
+    }
+  }
+
+  /**
+   * Values go through a file rather than `--values -` on stdin: every supported helm reads files the same way, a
+   * helm that fails before reading stdin cannot turn the write into EPIPE noise that hides its real error, and
+   * stdin stays free. The file lives in a fresh 0700 directory inside workDir, is created 0600 with `wx`, and is
+   * removed in `finally` whatever happens (success, helm failure, abort, timeout).
+   */
+  async function withValuesFile<T>(values: HelmValues, fn: (valuesFile: string) => Promise<T>): Promise<T> {
+    await prepare();
+    const dir = await mkdtemp(join(options.workDir, 'values-'));
+    try {
+      const valuesFile = join(dir, 'values.yaml');
+      await writeFile(valuesFile, JSON.stringify(values), { mode: 0o600, flag: 'wx' });
+      return await fn(valuesFile);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  const ctxOf = (p: ReleaseParams, secrets: readonly string[], valuesFile?: string): RunContext => ({
+    signal: p.signal,
+    release: p.release,
+    namespace: p.namespace,
+    secrets,
+    ...(valuesFile === undefined ? {} : { valuesFile }),
+  });
+
+  return {
+    async version({ signal }) {
+      return parseHelmVersion(await run('version', versionArgs(), { signal, secrets: [] }));
+    },
+    install(p) {
+      return withValuesFile(p.values, async (valuesFile) => {
+        const out = await run('install', installArgs({ ...p, valuesFile }), ctxOf(p, secretsOf(p.values), valuesFile));
+        return parseRelease(out, 'install', p);
+      });
+    },
+    upgrade(p) {
+      return withValuesFile(p.values, async (valuesFile) => {
+        const args = upgradeArgs({ ...p, valuesFile, historyMax });
+        return parseRelease(await run('upgrade', args, ctxOf(p, secretsOf(p.values), valuesFile)), 'upgrade', p);
+      });
+    },
+    async uninstall(p) {
+      await run('uninstall', uninstallArgs(p), ctxOf(p, []));
+    },
+    async rollback(p) {
+      await run('rollback', rollbackArgs({ ...p, historyMax }), ctxOf(p, []));
+    },
+  };
+}
+
+function checkInt(name: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(`helm ${name} must be an integer >= ${min}`);
+  return value;
+}
+
+async function createHomes(options: HelmCliOptions, historyMax: number): Promise<Record<string, string>> {
+  await mkdir(options.workDir, { recursive: true, mode: 0o700 });
+  const kubeCacheDir = join(options.workDir, 'kube-cache');
+  await mkdir(kubeCacheDir, { recursive: true, mode: 0o700 });
+  const home = await mkdtemp(join(options.workDir, 'helm-'));
+  const homes = { cacheHome: join(home, 'cache'), configHome: join(home, 'config'), dataHome: join(home, 'data') };
+  await Promise.all(Object.values(homes).map((dir) => mkdir(dir, { mode: 0o700 })));
+  return helmEnv({ base: options.env ?? {}, kubeconfig: options.kubeconfig, ...homes, kubeCacheDir, historyMax });
+}
+
+/**
+ * Rewrites the execa error in place so that, attached as `cause`, it cannot leak values into logs: stdout (the
+ * rendered manifest) is dropped, stderr is the scrubbed tail, and argv shows `<values>` instead of the file path.
+ */
+function scrubCause(err: ExecaError, scrubText: (text: string) => string, stderr: string): void {
+  // Typed as strings, but e.g. originalMessage is undefined when helm merely exited non-zero.
+  const scrub = (v: unknown): string => (typeof v === 'string' ? scrubText(v) : '');
+  const shortMessage = scrub(err.shortMessage);
+  const message = stderr === '' ? shortMessage : `${shortMessage}\n\n${stderr}`;
+  const frames = (err.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  Object.assign(err, {
+    message,
+    shortMessage,
+    originalMessage: scrub(err.originalMessage),
+    command: scrub(err.command),
+    escapedCommand: scrub(err.escapedCommand),
+    stdout: '',
+    stderr,
+    all: undefined,
+    stdio: [undefined, '', stderr],
+    stack: [`${err.name}: ${message}`, ...frames].join('\n'),
+  });
+}

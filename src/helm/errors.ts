@@ -1,0 +1,134 @@
+// Errors raised while reading Helm's own storage (release Secrets) without the helm binary, and while running the
+// helm CLI. Thrown by src/helm/release.ts and src/helm/cli.ts; callers match on `code`, never on message text.
+// Messages must never carry release values, config or manifest content: they may hold secrets.
+import { OperatorError } from '../core/errors.js';
+
+/** A Helm release Secret (or its payload) could not be decoded into a release. Retried like any non-terminal error. */
+export class ReleaseDecodeError extends OperatorError {
+  readonly code = 'HELM_RELEASE_DECODE';
+  /** `namespace/name` (or just `name`) of the Secret, when the caller knew it. */
+  readonly secret: string | undefined;
+  /** Short, content-free description of what was wrong. */
+  readonly reason: string;
+
+  constructor(reason: string, options?: ErrorOptions & { secret?: string | undefined }) {
+    const secret = options?.secret;
+    const subject = secret === undefined ? 'Helm release payload' : `Helm release secret ${secret}`;
+    super(`cannot decode ${subject}: ${reason}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.secret = secret;
+    this.reason = reason;
+  }
+}
+
+/** What a failed helm process looked like; every text field is already scrubbed of values by the caller. */
+export interface HelmCommandFailure {
+  /** The helm subcommand, e.g. `upgrade`. */
+  readonly command: string;
+  readonly release?: string | undefined;
+  readonly namespace?: string | undefined;
+  /** The argv passed to helm, with the values file path replaced by `<values>`. */
+  readonly args: readonly string[];
+  readonly exitCode: number | undefined;
+  /** The signal that ended helm, e.g. `SIGTERM`, when it did not exit on its own. */
+  readonly signal: string | undefined;
+  /** The last 4 KiB of helm's stderr, values redacted. */
+  readonly stderr: string;
+  /** True when the caller's AbortSignal stopped helm. */
+  readonly canceled: boolean;
+  /** True when helm ran longer than the per-process timeout. */
+  readonly timedOut: boolean;
+  /** True when helm ignored SIGTERM for the whole grace period and was SIGKILLed. */
+  readonly forceKilled: boolean;
+}
+
+/** A helm process failed, was canceled or timed out. `cause` is the (scrubbed) execa error or the abort reason. */
+export class HelmCommandError extends OperatorError implements HelmCommandFailure {
+  readonly code = 'HELM_COMMAND_FAILED';
+  readonly command: string;
+  readonly release: string | undefined;
+  readonly namespace: string | undefined;
+  readonly args: readonly string[];
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly stderr: string;
+  readonly canceled: boolean;
+  readonly timedOut: boolean;
+  readonly forceKilled: boolean;
+
+  constructor(failure: HelmCommandFailure, options?: ErrorOptions) {
+    super(helmCommandMessage(failure), options);
+    this.command = failure.command;
+    this.release = failure.release;
+    this.namespace = failure.namespace;
+    this.args = failure.args;
+    this.exitCode = failure.exitCode;
+    this.signal = failure.signal;
+    this.stderr = failure.stderr;
+    this.canceled = failure.canceled;
+    this.timedOut = failure.timedOut;
+    this.forceKilled = failure.forceKilled;
+  }
+}
+
+function helmCommandMessage(f: HelmCommandFailure): string {
+  const subject =
+    f.release === undefined
+      ? `helm ${f.command}`
+      : `helm ${f.command} of release ${f.namespace === undefined ? '' : `${f.namespace}/`}${f.release}`;
+  const outcome = f.canceled
+    ? 'was canceled'
+    : f.timedOut
+      ? 'timed out'
+      : f.exitCode !== undefined
+        ? `failed with exit code ${f.exitCode}`
+        : f.signal !== undefined
+          ? `was killed by ${f.signal}`
+          : 'failed';
+  // helm's own error is the last line of its stderr ("Error: UPGRADE FAILED: ..."): enough for a status condition.
+  const lastLine = f.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .at(-1);
+  const detail = lastLine === undefined ? '' : `: ${lastLine.length > 500 ? `${lastLine.slice(0, 499)}…` : lastLine}`;
+  return `${subject} ${outcome}${f.forceKilled ? ' (SIGKILLed after the grace period)' : ''}${detail}`;
+}
+
+/** The helm binary does not exist (spawn failed with ENOENT). */
+export class HelmNotFoundError extends OperatorError {
+  readonly code = 'HELM_NOT_FOUND';
+  readonly binary: string;
+
+  constructor(binary: string, options?: ErrorOptions) {
+    super(
+      `helm binary ${JSON.stringify(binary)} not found: set --helm-binary or HELM_BINARY to its path, or put helm on PATH`,
+      options,
+    );
+    this.binary = binary;
+  }
+}
+
+/** The helm binary is older than the oldest supported version, or its version could not be read. */
+export class HelmVersionError extends OperatorError {
+  readonly code = 'HELM_UNSUPPORTED_VERSION';
+  /** The version helm reported, or `unknown`. */
+  readonly version: string;
+
+  constructor(version: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.version = version;
+  }
+}
+
+/** helm succeeded but its `--output json` could not be read as a release. Never carries the output itself. */
+export class HelmOutputError extends OperatorError {
+  readonly code = 'HELM_OUTPUT_INVALID';
+  readonly command: string;
+  readonly release: string;
+
+  constructor(command: string, release: string, reason: string, options?: ErrorOptions) {
+    super(`helm ${command} of release ${release} printed an unreadable result: ${reason}`, options);
+    this.command = command;
+    this.release = release;
+  }
+}

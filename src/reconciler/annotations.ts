@@ -1,0 +1,60 @@
+// The CR annotations the operator honours (all under helm.sdk.operatorframework.io/) and their parsing: Go's
+// strconv.ParseBool spellings and Go durations. Pure; called by the reconciler. An invalid value never throws:
+// it falls back to the default and reports a warning that names the annotation, so it can never block deletion.
+import { parseDuration } from '../config/duration.js';
+
+export const ANNOTATION_PREFIX = 'helm.sdk.operatorframework.io/';
+export const RECONCILE_PERIOD = `${ANNOTATION_PREFIX}reconcile-period`;
+export const UPGRADE_FORCE = `${ANNOTATION_PREFIX}upgrade-force`;
+export const ROLLBACK_FORCE = `${ANNOTATION_PREFIX}rollback-force`;
+export const UNINSTALL_WAIT = `${ANNOTATION_PREFIX}uninstall-wait`;
+
+export interface Parsed<T> {
+  readonly value: T;
+  /** Set when the annotation was present but invalid: says which and why. */
+  readonly warning?: string;
+}
+
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Go's strconv.ParseBool; undefined for anything else. */
+export function parseGoBool(text: string): boolean | undefined {
+  if (TRUE.has(text)) return true;
+  if (FALSE.has(text)) return false;
+  return undefined;
+}
+
+export function boolAnnotation(
+  annotations: Readonly<Record<string, string>> | undefined,
+  key: string,
+  fallback: boolean,
+): Parsed<boolean> {
+  const raw = annotations?.[key];
+  if (raw === undefined || raw === '') return { value: fallback };
+  const v = parseGoBool(raw);
+  if (v !== undefined) return { value: v };
+  return {
+    value: fallback,
+    warning: `annotation ${key}=${JSON.stringify(raw)} is not a boolean (use true or false); using ${fallback}`,
+  };
+}
+
+/** The requeue period: the CR's reconcile-period annotation if valid, else `fallbackMs` (watch, then flag). */
+export function reconcilePeriod(
+  annotations: Readonly<Record<string, string>> | undefined,
+  fallbackMs: number,
+): Parsed<number> {
+  const raw = annotations?.[RECONCILE_PERIOD];
+  if (raw === undefined) return { value: fallbackMs };
+  try {
+    const ms = parseDuration(raw);
+    if (ms >= 0) return { value: ms };
+  } catch {
+    // reported below
+  }
+  return {
+    value: fallbackMs,
+    warning: `annotation ${RECONCILE_PERIOD}=${JSON.stringify(raw)} is not a duration (use e.g. "30s" or "5m"); using the default`,
+  };
+}

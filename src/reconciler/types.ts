@@ -1,0 +1,53 @@
+// The reconciler's view of the world: the custom resource shape it reads, its status, and the narrow ports it
+// needs (CR access, release history, helm). Types only; the CLI adapts the kube client and helm adapter to them.
+import type { HelmRelease } from '../helm/release.js';
+import type { Condition } from '../status/conditions.js';
+
+export interface CustomResource {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly uid?: string;
+    readonly generation?: number;
+    readonly resourceVersion?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly finalizers?: readonly string[];
+    readonly deletionTimestamp?: string;
+  };
+  readonly spec?: unknown;
+  readonly status?: unknown;
+}
+
+/** operator-sdk's HelmAppStatus. */
+export interface HelmAppStatus {
+  readonly conditions: readonly Condition[];
+  readonly deployedRelease?: { readonly name: string; readonly manifest: string };
+}
+
+export interface Signal {
+  readonly signal: AbortSignal;
+}
+
+/** Reads and writes the watched custom resources. */
+export interface CrAccess {
+  /** The current object, or undefined when it does not exist. */
+  get(namespace: string, name: string, opts: Signal): Promise<CustomResource | undefined>;
+  /** Sets metadata.finalizers with optimistic concurrency (the object's resourceVersion); returns the new object. */
+  setFinalizers(cr: CustomResource, finalizers: readonly string[], opts: Signal): Promise<CustomResource>;
+  /** Replaces the status subresource; returns the new object. */
+  writeStatus(cr: CustomResource, status: HelmAppStatus, opts: Signal): Promise<CustomResource>;
+}
+
+/** A release revision as stored by Helm, with the labels of its record (our fingerprint lives there). */
+export interface StoredRelease {
+  readonly release: HelmRelease;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** Reads Helm's release records through the API, without spawning helm. */
+export interface ReleaseReader {
+  history(namespace: string, release: string, opts: Signal): Promise<readonly StoredRelease[]>;
+}
