@@ -1,27 +1,117 @@
 #!/usr/bin/env node
-// The `helm-operator` CLI entry point (composition root): the only module that reads argv and exits the process.
-// `version` works today; `run` reports clearly that the controller is not built yet.
+// The `helm-operator` CLI (composition root): the only module that reads argv and process.env, installs signal
+// handlers and sets the exit code. Builds the real logger, helm adapter and kube client and hands them down.
+// Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) exit non-zero with one clear message.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadWatches } from '../config/watches.js';
+import { realClock } from '../core/clock.js';
+import { OperatorError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { checkHelmVersion, createHelmCli } from '../helm/cli.js';
+import { createKubeClient } from '../kube/client.js';
+import { createLogger } from '../observability/logger.js';
 import { VERSION } from '../version.js';
+import { parseRunFlags, RUN_USAGE } from './flags.js';
+import { watchNamespaces } from './namespaces.js';
+import { runOperator } from './operator.js';
 
-const USAGE = `Usage: helm-operator <command>
+const USAGE = `Usage: helm-operator <command> [flags]
 
 Commands:
-  run       run the operator (not yet implemented)
-  version   print the operator's version
+  run       run the operator (see helm-operator run --help)
+  version   print the operator's version and the helm version it finds
 `;
 
-function main(argv: readonly string[]): number {
-  const [cmd] = argv;
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function version(): Promise<number> {
+  const helmBinary = process.env.HELM_BINARY || 'helm';
+  let helm = 'not found';
+  const workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
+  try {
+    const v = await createHelmCli({ binary: helmBinary, workDir, env: process.env }).version({
+      signal: AbortSignal.timeout(30_000),
+    });
+    helm = v.version;
+  } catch (err) {
+    helm = `unavailable (${message(err)})`;
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.stdout.write(`helm-operator-ts version: "${VERSION}", node version: "${process.version}", helm: "${helm}"\n`);
+  return 0;
+}
+
+async function run(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(RUN_USAGE);
+    return 0;
+  }
+  let logger: Logger = createLogger();
+  let workDir: string | undefined;
+  try {
+    const opts = parseRunFlags(argv, { env: process.env, cpus: availableParallelism() });
+    logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
+    logger.info({ version: VERSION, node: process.version }, 'Starting helm-operator');
+    for (const flag of opts.notYet) logger.warn({ flag }, 'Flag accepted for compatibility but not implemented yet');
+
+    const { watches, warnings } = loadWatches(opts.watchesFile, { env: process.env, cwd: process.cwd() });
+    for (const w of warnings) logger.warn({ file: opts.watchesFile }, w);
+
+    workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
+    const helm = createHelmCli({ binary: opts.helmBinary, workDir, env: process.env });
+    const helmVersion = await helm.version({ signal: AbortSignal.timeout(30_000) });
+    checkHelmVersion(helmVersion);
+    logger.info({ helm: helmVersion.version, binary: opts.helmBinary }, 'Found helm');
+
+    const kube = createKubeClient({ env: process.env });
+    const conn = kube.describe();
+    logger.info({ server: conn.server, context: conn.context, source: conn.source }, 'Connecting to the API server');
+    const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
+    logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
+
+    const stop = new AbortController();
+    const onSignal = (sig: NodeJS.Signals) => {
+      logger.info({ signal: sig }, 'Stopping');
+      stop.abort(new Error(`received ${sig}`));
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    await runOperator(
+      {
+        watches,
+        namespaces,
+        reconcilePeriodMs: opts.reconcilePeriodMs,
+        maxConcurrentReconciles: opts.maxConcurrentReconciles,
+        kube: kube.client,
+        helm,
+        clock: realClock,
+        logger,
+      },
+      stop.signal,
+    );
+    logger.info({}, 'Stopped');
+    return 0;
+  } catch (err) {
+    const code = err instanceof OperatorError ? err.code : undefined;
+    logger.error({ code }, message(err));
+    return 1;
+  } finally {
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
   switch (cmd) {
-    case 'version':
-      process.stdout.write(`helm-operator-ts ${VERSION}\n`);
-      return 0;
     case 'run':
-      process.stderr.write(
-        'helm-operator run: not yet implemented. This build holds the project foundation (test control plane, ' +
-          'helm built from Go modules); the controller arrives with the "end-to-end operator" issue.\n',
-      );
-      return 2;
+      return run(rest);
+    case 'version':
+      return version();
     case undefined:
     case 'help':
     case '--help':
@@ -34,4 +124,4 @@ function main(argv: readonly string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -133,7 +133,7 @@ describe('HelmReconciler', () => {
         'status=Initialized:True:,Deployed:True:InstallSuccessful',
       ]);
       const status = w.cr?.status as HelmAppStatus | undefined;
-      expect(status?.deployedRelease).toEqual({ name: 'web', manifest: 'manifest v1' });
+      expect(status?.deployedRelease).toEqual({ name: 'web', manifest: 'manifest v1', revision: 1 });
       expect(status?.conditions.find((c) => c.type === 'Deployed')?.message).toBe('NOTES for web');
     });
 

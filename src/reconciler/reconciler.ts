@@ -140,7 +140,7 @@ export class HelmReconciler {
       before,
       reason,
       rel.info.notes ?? '',
-      { name: release, manifest: rel.manifest },
+      { name: release, manifest: rel.manifest, revision: rel.version },
       this.#now(),
     );
     await this.#write(current, before, status, signal);

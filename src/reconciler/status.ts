@@ -3,7 +3,7 @@
 // Pure; called by the reconciler. Never reads the clock (now is passed in).
 import { type Condition, type ConditionReason, removeCondition, setCondition } from '../status/conditions.js';
 import { canonicalJson } from './fingerprint.js';
-import type { HelmAppStatus } from './types.js';
+import type { DeployedRelease, HelmAppStatus } from './types.js';
 
 /** Helm NOTES can be long; a condition message is for humans and `kubectl describe`. */
 const MAX_MESSAGE = 4096;
@@ -23,10 +23,14 @@ function isCondition(c: unknown): c is Condition {
 export function readStatus(raw: unknown): HelmAppStatus {
   const s = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   const conditions = Array.isArray(s.conditions) ? s.conditions.filter(isCondition) : [];
-  const dr = s.deployedRelease as { name?: unknown; manifest?: unknown } | undefined;
-  const deployedRelease =
+  const dr = s.deployedRelease as { name?: unknown; manifest?: unknown; revision?: unknown } | undefined;
+  const deployedRelease: DeployedRelease | undefined =
     dr && typeof dr.name === 'string'
-      ? { name: dr.name, manifest: typeof dr.manifest === 'string' ? dr.manifest : '' }
+      ? {
+          name: dr.name,
+          manifest: typeof dr.manifest === 'string' ? dr.manifest : '',
+          ...(typeof dr.revision === 'number' ? { revision: dr.revision } : {}),
+        }
       : undefined;
   return { conditions, ...(deployedRelease ? { deployedRelease } : {}) };
 }
@@ -44,7 +48,7 @@ export function deployedStatus(
   before: HelmAppStatus,
   reason: 'InstallSuccessful' | 'UpgradeSuccessful',
   notes: string,
-  deployedRelease: { name: string; manifest: string },
+  deployedRelease: DeployedRelease,
   now: number,
 ): HelmAppStatus {
   let c = initialized(before.conditions, now);

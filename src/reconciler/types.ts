@@ -21,10 +21,17 @@ export interface CustomResource {
   readonly status?: unknown;
 }
 
+/** The release the CR's status points at: operator-sdk's {name, manifest} plus the revision (for printer columns). */
+export interface DeployedRelease {
+  readonly name: string;
+  readonly manifest: string;
+  readonly revision?: number;
+}
+
 /** operator-sdk's HelmAppStatus. */
 export interface HelmAppStatus {
   readonly conditions: readonly Condition[];
-  readonly deployedRelease?: { readonly name: string; readonly manifest: string };
+  readonly deployedRelease?: DeployedRelease;
 }
 
 export interface Signal {

@@ -1,0 +1,323 @@
+// A supervised list+watch of one resource in one namespace scope (optionally label-selected) that keeps a Store
+// current and calls add/update/delete handlers. Used by controllers and dependent watches; start() runs it.
+// It never stops on its own: errors are retried with capped backoff; never hot-loops, never throws from start().
+
+import { type Clock, realClock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { GoneError, type KubeApiError, KubeTransportError, kubeApiErrorFromStatus } from '../kube/errors.js';
+import type { ApiResource, KubeClient, KubeObject, WatchEvent } from '../kube/types.js';
+import { Store } from './store.js';
+import { startWatchdog } from './watchdog.js';
+
+export interface InformerHandler {
+  onAdd?(obj: KubeObject): void;
+  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
+  onDelete?(obj: KubeObject): void;
+}
+
+/** What the informer is doing, for logs and metrics. */
+export type InformerEvent =
+  | { readonly type: 'list'; readonly resourceVersion: string; readonly items: number; readonly pages: number }
+  | { readonly type: 'relist'; readonly reason: 'gone' }
+  | { readonly type: 'watch-start'; readonly resourceVersion: string; readonly timeoutSeconds: number }
+  | {
+      readonly type: 'watch-end';
+      /** closed: the server ended it (timeout); stalled: the inactivity watchdog aborted it. */
+      readonly reason: 'closed' | 'stalled' | 'gone' | 'error';
+      readonly resourceVersion: string;
+      readonly events: number;
+      readonly durationMs: number;
+    }
+  | { readonly type: 'bookmark'; readonly resourceVersion: string }
+  | {
+      readonly type: 'error';
+      readonly phase: 'list' | 'watch' | 'handler';
+      readonly error: unknown;
+      /** When the informer tries again (absent for handler errors, which do not interrupt it). */
+      readonly retryInMs?: number;
+    };
+
+export interface InformerOptions {
+  readonly client: Pick<KubeClient, 'list' | 'watch'>;
+  readonly resource: ApiResource;
+  /** '' watches all namespaces (and is the only value for cluster-scoped resources). @default '' */
+  readonly namespace?: string;
+  /** Server-side label selector: non-matching objects are never transferred or stored. @default none */
+  readonly labelSelector?: string;
+  /** @default none */
+  readonly fieldSelector?: string;
+  /** LIST page size. @default 500 */
+  readonly pageSize?: number;
+  /**
+   * Server-side watch timeout, randomised ±10% per watch (as client-go's 5–10 min) so that many informers do
+   * not reconnect in lockstep. Ending and resuming a watch is cheap (no relist), and a bounded watch also
+   * bounds how long a half-dead connection that still passes keep-alives can hide. @default 480 (8 min)
+   */
+  readonly watchTimeoutSeconds?: number;
+  /**
+   * Abort and resume a watch that delivered nothing (bookmarks included) for this long. With bookmarks the API
+   * server sends something about once a minute, so silence this long means a stalled connection (client-node
+   * #364/#596). @default 300_000 (5 min)
+   */
+  readonly inactivityTimeoutMs?: number;
+  /** First retry delay after an error; doubles per consecutive error. @default 1_000 */
+  readonly backoffBaseMs?: number;
+  /** Retry delay cap. @default 30_000 */
+  readonly backoffMaxMs?: number;
+  /** @default realClock */
+  readonly clock?: Clock;
+  /** Source of jitter in [0, 1); tests pass () => 0.5 for none. @default Math.random */
+  readonly random?: () => number;
+  /** Observes the informer (throws are ignored). @default none */
+  readonly onEvent?: (event: InformerEvent) => void;
+}
+
+/** A watch that ended without events faster than this is treated as an error (client-go's "very short watch"). */
+const MIN_HEALTHY_WATCH_MS = 1_000;
+
+export class Informer {
+  readonly #o: InformerOptions;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #store = new Store();
+  readonly #handlers = new Set<InformerHandler>();
+  readonly #syncWaiters = new Set<() => void>();
+  #synced = false;
+  #started = false;
+  #failures = 0;
+  /** Where the next watch starts; undefined means list first. */
+  #resourceVersion: string | undefined;
+
+  constructor(options: InformerOptions) {
+    if (!options.resource.namespaced && (options.namespace ?? '') !== '') {
+      throw new ConfigError(`${options.resource.kind} is cluster-scoped; an informer for it cannot use a namespace`);
+    }
+    this.#o = options;
+    this.#clock = options.clock ?? realClock;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Adds a handler; it first gets onAdd for every object already stored. Returns a function that removes it. */
+  addEventHandler(handler: InformerHandler): () => void {
+    this.#handlers.add(handler);
+    for (const obj of this.#store.list()) this.#call(() => handler.onAdd?.(obj));
+    return () => {
+      this.#handlers.delete(handler);
+    };
+  }
+
+  /** True once the first LIST has been applied to the store. */
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves once synced; rejects with `signal.reason` on abort. */
+  waitForSync(signal: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#syncWaiters.delete(done);
+        reject(signal.reason);
+      };
+      const done = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#syncWaiters.add(done);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The stored object ('' namespace for cluster-scoped ones); read-only. */
+  get(namespace: string, name: string): KubeObject | undefined {
+    return this.#store.get(namespace, name);
+  }
+
+  list(): KubeObject[] {
+    return this.#store.list();
+  }
+
+  /**
+   * Lists, then watches and resumes, until `signal` aborts; then it resolves. It never rejects, except with a
+   * ConfigError when called a second time.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new ConfigError('an informer can be started only once', { code: 'INFORMER_STARTED' });
+    this.#started = true;
+    while (!signal.aborted) {
+      const phase = this.#resourceVersion === undefined ? 'list' : 'watch';
+      try {
+        if (phase === 'list') await this.#list(signal);
+        else await this.#watch(this.#resourceVersion ?? '', signal);
+      } catch (error) {
+        if (signal.aborted) break;
+        const retryInMs = this.#nextDelay();
+        this.#emit({ type: 'error', phase, error, retryInMs });
+        try {
+          await this.#clock.sleep(retryInMs, signal);
+        } catch {
+          break;
+        }
+      }
+    }
+  }
+
+  /** Paginated LIST, then replace the store and dispatch the difference. */
+  async #list(signal: AbortSignal): Promise<void> {
+    const { client, resource, namespace = '', labelSelector, fieldSelector, pageSize = 500 } = this.#o;
+    const items: KubeObject[] = [];
+    let resourceVersion = '';
+    let pages = 0;
+    let next: string | undefined;
+    do {
+      const page = await client.list(resource, {
+        signal,
+        namespace,
+        limit: pageSize,
+        ...(labelSelector === undefined ? {} : { labelSelector }),
+        ...(fieldSelector === undefined ? {} : { fieldSelector }),
+        ...(next === undefined ? {} : { continue: next }),
+      });
+      for (const item of page.items) items.push(item);
+      resourceVersion = page.resourceVersion;
+      next = page.continue;
+      pages++;
+    } while (next !== undefined);
+    const { added, updated, deleted } = this.#store.replace(items);
+    for (const obj of deleted) this.#dispatch((h) => h.onDelete?.(obj));
+    for (const obj of added) this.#dispatch((h) => h.onAdd?.(obj));
+    for (const [oldObj, newObj] of updated) this.#dispatch((h) => h.onUpdate?.(oldObj, newObj));
+    this.#resourceVersion = resourceVersion;
+    this.#emit({ type: 'list', resourceVersion, items: items.length, pages });
+    if (!this.#synced) {
+      this.#synced = true;
+      for (const done of this.#syncWaiters) done();
+      this.#syncWaiters.clear();
+    }
+  }
+
+  /** One WATCH from `from`. Returns after a normal end, a stall or a 410 (which clears the resourceVersion). */
+  async #watch(from: string, signal: AbortSignal): Promise<void> {
+    const { client, resource, namespace = '', labelSelector, fieldSelector, watchTimeoutSeconds = 480 } = this.#o;
+    const inactivityMs = this.#o.inactivityTimeoutMs ?? 300_000;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const startedAt = this.#clock.now();
+    let events = 0;
+    let stalled = false;
+    let eventError: KubeApiError | undefined;
+    const watchdog = startWatchdog(this.#clock, inactivityMs, (idle) => {
+      stalled = true;
+      stop.abort(new KubeTransportError(`watch was silent for ${idle} ms`));
+    });
+    const timeoutSeconds = Math.max(1, Math.round(watchTimeoutSeconds * (0.9 + 0.2 * this.#random())));
+    this.#emit({ type: 'watch-start', resourceVersion: from, timeoutSeconds });
+    let failure: unknown;
+    try {
+      const options = {
+        namespace,
+        resourceVersion: from,
+        timeoutSeconds,
+        allowWatchBookmarks: true,
+        ...(labelSelector === undefined ? {} : { labelSelector }),
+        ...(fieldSelector === undefined ? {} : { fieldSelector }),
+      };
+      await client.watch(
+        resource,
+        options,
+        (event) => {
+          if (stop.signal.aborted) return;
+          watchdog.touch();
+          if (event.type === 'ERROR') {
+            eventError = kubeApiErrorFromStatus(event.object);
+            stop.abort(eventError);
+            return;
+          }
+          events++;
+          this.#failures = 0;
+          this.#apply(event);
+        },
+        stop.signal,
+      );
+    } catch (err) {
+      failure = err;
+    } finally {
+      watchdog.cancel();
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (signal.aborted) return;
+    const durationMs = this.#clock.now() - startedAt;
+    let reason: 'closed' | 'stalled' | 'gone' | 'error' = 'closed';
+    if (eventError !== undefined) {
+      failure = eventError;
+      reason = eventError instanceof GoneError ? 'gone' : 'error';
+    } else if (stalled) reason = 'stalled';
+    else if (failure instanceof GoneError) reason = 'gone';
+    else if (failure !== undefined) reason = 'error';
+    else if (events === 0 && durationMs < MIN_HEALTHY_WATCH_MS) {
+      reason = 'error';
+      failure = new KubeTransportError(`watch ended after ${durationMs} ms without any event`);
+    }
+    const resourceVersion = this.#resourceVersion ?? from;
+    this.#emit({ type: 'watch-end', reason, resourceVersion, events, durationMs });
+    if (reason === 'closed') this.#failures = 0;
+    if (reason === 'error') throw failure;
+    if (reason === 'gone') {
+      this.#resourceVersion = undefined;
+      this.#emit({ type: 'relist', reason: 'gone' });
+      // A watch refused with 410 right away (e.g. after a long disconnect) relists after the backoff delay, so
+      // a server that keeps answering 410 is not hammered with LIST+WATCH pairs.
+      if (events === 0) await this.#clock.sleep(this.#nextDelay(), signal).catch(() => undefined);
+    }
+  }
+
+  #apply(event: Exclude<WatchEvent, { type: 'ERROR' }>): void {
+    const obj = event.object;
+    const rv = obj.metadata.resourceVersion;
+    if (rv !== undefined && rv !== '') this.#resourceVersion = rv;
+    switch (event.type) {
+      case 'BOOKMARK':
+        this.#emit({ type: 'bookmark', resourceVersion: rv ?? '' });
+        return;
+      case 'DELETED':
+        this.#store.remove(obj);
+        this.#dispatch((h) => h.onDelete?.(obj));
+        return;
+      default: {
+        const old = this.#store.upsert(obj);
+        if (old === undefined) this.#dispatch((h) => h.onAdd?.(obj));
+        else this.#dispatch((h) => h.onUpdate?.(old, obj));
+      }
+    }
+  }
+
+  #nextDelay(): number {
+    const base = this.#o.backoffBaseMs ?? 1_000;
+    const max = this.#o.backoffMaxMs ?? 30_000;
+    const raw = Math.min(max, base * 2 ** this.#failures);
+    this.#failures++;
+    return Math.round(raw * (0.9 + 0.2 * this.#random()));
+  }
+
+  #dispatch(fn: (handler: InformerHandler) => void): void {
+    for (const handler of this.#handlers) this.#call(() => fn(handler));
+  }
+
+  #call(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#emit({ type: 'error', phase: 'handler', error });
+    }
+  }
+
+  #emit(event: InformerEvent): void {
+    try {
+      this.#o.onEvent?.(event);
+    } catch {
+      // Observers must not break the informer.
+    }
+  }
+}

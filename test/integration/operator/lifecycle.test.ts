@@ -1,0 +1,119 @@
+// The operator's core loop against the real control plane and the real helm: install → Deployed, one upgrade per
+// spec change, zero helm processes on idle periodic reconciles, and deletion that uninstalls and frees the CR.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
+import {
+  createTestCrd,
+  type OperatorProcess,
+  startOperator,
+  type TestKind,
+  watchesYaml,
+} from '../../support/operator.js';
+
+interface Cr {
+  metadata: { finalizers?: string[]; generation?: number };
+  status?: {
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    deployedRelease?: { name: string; manifest: string };
+  };
+}
+
+describe('the operator, for one CR through its life', () => {
+  let kube: TestKube;
+  let kind: TestKind;
+  let ns: string;
+  let op: OperatorProcess;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const name = 'web';
+
+  const getCr = async () =>
+    (await kube.custom.getNamespacedCustomObject({ ...kind, namespace: ns, plural: kind.plural, name })) as Cr;
+  const deployed = async () => (await getCr()).status?.conditions?.find((c) => c.type === 'Deployed');
+
+  beforeAll(async () => {
+    kube = testKube();
+    const [k, deleteCrd] = await createTestCrd(kube);
+    kind = k;
+    const [n, deleteNs] = await createTestNamespace(kube, 'op-life');
+    ns = n;
+    cleanups.push(deleteCrd, deleteNs);
+    op = startOperator({
+      watches: watchesYaml([kind]),
+      args: ['--reconcile-period=2s', '--zap-log-level=debug'],
+      env: { WATCH_NAMESPACE: ns },
+    });
+    cleanups.push(() => op.stop());
+  });
+
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it('installs the release when the CR is created and reports Deployed with deployedRelease', async () => {
+    await kube.custom.createNamespacedCustomObject({
+      ...kind,
+      namespace: ns,
+      body: {
+        apiVersion: `${kind.group}/${kind.version}`,
+        kind: kind.kind,
+        metadata: { name },
+        spec: { replicaCount: 2 },
+      },
+    });
+    await expect.poll(async () => (await deployed())?.status, { timeout: 60_000, interval: 250 }).toBe('True');
+    const cr = await getCr();
+    expect(cr.metadata.finalizers).toContain('helm.sdk.operatorframework.io/uninstall-release');
+    expect(cr.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
+    expect(await deployed()).toMatchObject({ reason: 'InstallSuccessful' });
+    expect(cr.status?.deployedRelease?.name).toBe(name);
+    expect(cr.status?.deployedRelease?.manifest).toContain('kind: Deployment');
+    const deploy = await kube.apps.readNamespacedDeployment({ name: `${name}-nginx`, namespace: ns });
+    expect(deploy.spec?.replicas).toBe(2);
+    expect(op.helmCalls()).toEqual(['version', 'install']);
+  });
+
+  it('upgrades exactly once (revision 2) when the spec changes', async () => {
+    const cr = (await getCr()) as Cr & Record<string, unknown>;
+    await kube.custom.replaceNamespacedCustomObject({
+      ...kind,
+      namespace: ns,
+      name,
+      body: { ...cr, spec: { replicaCount: 3 } },
+    });
+    await expect
+      .poll(
+        async () => (await kube.apps.readNamespacedDeployment({ name: `${name}-nginx`, namespace: ns })).spec?.replicas,
+        {
+          timeout: 60_000,
+          interval: 250,
+        },
+      )
+      .toBe(3);
+    await expect.poll(async () => (await deployed())?.reason, { timeout: 30_000 }).toBe('UpgradeSuccessful');
+    const secrets = await kube.core.listNamespacedSecret({ namespace: ns, labelSelector: `owner=helm,name=${name}` });
+    expect(secrets.items.map((s) => s.metadata?.labels?.version).sort()).toEqual(['1', '2']);
+    expect(op.helmCalls()).toEqual(['version', 'install', 'upgrade']);
+  });
+
+  it('spawns no helm process on idle periodic reconciles', async () => {
+    const before = op.helmCalls().length;
+    // The operator logs every finished reconcile at debug level with its key; the period is 2 s.
+    const reconciles = () => op.output().split(`"key":"${ns}/${name}"`).length - 1;
+    const start = reconciles();
+    await expect.poll(() => reconciles() - start, { timeout: 20_000, interval: 250 }).toBeGreaterThanOrEqual(3);
+    expect(op.helmCalls().length).toBe(before);
+  });
+
+  it('uninstalls the release and removes the finalizer when the CR is deleted', async () => {
+    await kube.custom.deleteNamespacedCustomObject({ ...kind, namespace: ns, name });
+    await expect.poll(() => isGone(getCr), { timeout: 60_000, interval: 250 }).toBe(true);
+    await expect
+      .poll(() => isGone(() => kube.apps.readNamespacedDeployment({ name: `${name}-nginx`, namespace: ns })), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    const secrets = await kube.core.listNamespacedSecret({ namespace: ns, labelSelector: `owner=helm,name=${name}` });
+    expect(secrets.items).toEqual([]);
+    expect(op.helmCalls().at(-1)).toBe('uninstall');
+  });
+});

@@ -1,0 +1,33 @@
+// Startup validation with the real binary: a bad watches.yaml is a clear error and a non-zero exit before the
+// operator touches the cluster (proven with a kubeconfig that points nowhere).
+import { describe, expect, it } from 'vitest';
+import { SAMPLE_CHART, startOperator } from '../../support/operator.js';
+
+describe('when watches.yaml is invalid', () => {
+  it('exits non-zero naming the file, entry and field, before connecting to the cluster', async () => {
+    const op = startOperator({
+      watches: `- group: demo.example.com\n  version: v1alpha1\n  chart: ${SAMPLE_CHART}\n- group: demo.example.com\n  version: v1alpha1\n  kind: Nginx\n  chart: /no/such/chart\n`,
+      env: { KUBECONFIG: '/nonexistent/kubeconfig' },
+    });
+    expect(await op.exited).toBe(1);
+    const out = op.output();
+    expect(out).toMatch(/watches\.yaml:1: entry 1: kind: missing/);
+    expect(out).toMatch(
+      /watches\.yaml:4: entry 2 \(demo\.example\.com\/v1alpha1, Kind=Nginx\): chart: \\"\/no\/such\/chart\\" is not a Helm chart directory/,
+    );
+    expect(out).toContain('"code":"WATCHES_INVALID"');
+    expect(out).not.toContain('Connecting to the API server');
+    expect(op.helmCalls()).toEqual([]);
+  });
+});
+
+describe('when the helm binary is missing', () => {
+  it('exits non-zero and says how to point the operator at helm', async () => {
+    const op = startOperator({
+      watches: `- group: demo.example.com\n  version: v1alpha1\n  kind: Nginx\n  chart: ${SAMPLE_CHART}\n`,
+      env: { HELM_BINARY: '/nonexistent/helm' },
+    });
+    expect(await op.exited).toBe(1);
+    expect(op.output()).toMatch(/HELM_BINARY|--helm-binary/);
+  });
+});

@@ -1,0 +1,147 @@
+// Runs the real operator (`node dist/cmd/main.js run`) as a child process for integration tests, with helm behind
+// a counting wrapper, and creates a CRD per test file so that files never share a kind. Test-only.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { inject } from 'vitest';
+import type { TestKube } from './kube.js';
+import { isNotFound, uniqueName } from './kube.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const SAMPLE_CHART = join(ROOT, 'charts/nginx');
+const MAIN = join(ROOT, 'dist/cmd/main.js');
+const COUNTING_HELM = join(ROOT, 'test/fixtures/bin/counting-helm');
+
+export interface TestKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+}
+
+/** A fresh namespaced CRD (status subresource, free-form spec) with a unique group; waits until it is served. */
+export async function createTestCrd(kube: TestKube, kind = 'Nginx'): Promise<[TestKind, () => Promise<void>]> {
+  const group = `${uniqueName('op')}.example.com`;
+  const plural = `${kind.toLowerCase()}s`;
+  const name = `${plural}.${group}`;
+  const free = { type: 'object', x_kubernetes_preserve_unknown_fields: true } as const;
+  await kube.apiext.createCustomResourceDefinition({
+    body: {
+      metadata: { name },
+      spec: {
+        group,
+        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1alpha1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: free, status: free } } },
+          },
+        ],
+      },
+    },
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const crd = await kube.apiext.readCustomResourceDefinition({ name });
+    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+    if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after 30s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return [
+    { group, version: 'v1alpha1', kind, plural },
+    async () => {
+      await kube.apiext.deleteCustomResourceDefinition({ name }).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    },
+  ];
+}
+
+export interface OperatorProcess {
+  /** Every helm process the operator started, in order: "install", "upgrade", "upgrade dry-run", … */
+  helmCalls(): string[];
+  /** Everything the operator logged so far. */
+  output(): string;
+  readonly exited: Promise<number | null>;
+  /** SIGTERM, then wait for exit; returns the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface StartOperatorOptions {
+  readonly watches: string;
+  readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  /** Which helm of the run to use. @default the first */
+  readonly helm?: string;
+}
+
+export function startOperator(opts: StartOperatorOptions): OperatorProcess {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+  const cluster = inject('cluster');
+  const dir = mkdtempSync(join(tmpdir(), 'operator-test-'));
+  const watchesFile = join(dir, 'watches.yaml');
+  writeFileSync(watchesFile, opts.watches);
+  const helmLog = join(dir, 'helm-calls.log');
+  writeFileSync(helmLog, '');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [MAIN, 'run', `--watches-file=${watchesFile}`, ...(opts.args ?? [])],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        KUBECONFIG: cluster.kubeconfig,
+        HELM_BINARY: COUNTING_HELM,
+        COUNTING_HELM_REAL: opts.helm ?? Object.values(cluster.helms)[0],
+        COUNTING_HELM_LOG: helmLog,
+        ...opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  const readCalls = () =>
+    existsSync(helmLog)
+      ? readFileSync(helmLog, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+      : [];
+  let finalCalls: string[] | undefined;
+  const exited = new Promise<number | null>((res) =>
+    child.on('exit', (code) => {
+      finalCalls = readCalls();
+      rmSync(dir, { recursive: true, force: true });
+      res(code);
+    }),
+  );
+  return {
+    helmCalls: () => finalCalls ?? readCalls(),
+    output: () => out,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** watches.yaml text for one or more kinds, all mapped to the sample chart unless given. */
+export function watchesYaml(kinds: readonly (TestKind & { chart?: string; extra?: string })[]): string {
+  return kinds
+    .map(
+      (k) =>
+        `- group: ${k.group}\n  version: ${k.version}\n  kind: ${k.kind}\n  chart: ${k.chart ?? SAMPLE_CHART}\n${k.extra ?? ''}`,
+    )
+    .join('');
+}
