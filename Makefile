@@ -47,11 +47,15 @@ testenv-build: ## build or reuse etcd, kube-apiserver, kube-controller-manager, 
 testenv-up: ## start a local control plane and print its folder (stop it with hack/testenv.sh down DIR)
 	hack/testenv.sh up
 
-demo: deps ## bring up the local control plane and show how to use it (Ctrl-C stops it)
+demo: deps ## run the operator on a local control plane with the sample CR (Ctrl-C stops it)
 	hack/demo.sh
 
-run: build ## run the operator against the cluster in KUBECONFIG
+run: build ## run the operator against the cluster in KUBECONFIG (like operator-sdk's make install run)
 	node dist/cmd/main.js run
 
 clean: ## remove build output (keeps the Go binary cache outside the repository)
 	rm -rf dist coverage
+
+.PHONY: bench
+bench: deps ## benchmark the real operator on a local control plane: latency, idle cost, RSS (a few minutes)
+	npm run bench

@@ -1,40 +1,64 @@
 #!/usr/bin/env bash
-# `make demo`: builds (or reuses) the control-plane binaries, starts a local control plane, installs the sample
-# CRD, and prints how to use it. Stays in the foreground; Ctrl-C stops everything it started. DEMO_DETACH=1
-# leaves the control plane running instead and prints the command that stops it.
-# The operator itself (helm-operator run) is not built yet; the demo shows the environment it will run in.
+# `make demo`: builds what is missing (Go binaries, the operator), starts a local control plane, installs the sample
+# CRD, runs the operator, applies the sample CR and shows it reach Deployed, then leaves the operator running so
+# you can edit or delete the CR. Ctrl-C stops everything it started. Called by the Makefile (Node >= 22 on PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BIN=$(hack/testenv.sh build | tail -n 1)
+npm run --silent build
 DIR=$(TESTENV_BIN=$BIN hack/testenv.sh up)
-stop() { hack/testenv.sh down "$DIR"; echo "demo: control plane stopped" >&2; }
-if [[ ${DEMO_DETACH:-0} != 1 ]]; then trap stop EXIT; fi
+OP_PID=
+stop() {
+  trap - EXIT INT TERM
+  if [[ -n $OP_PID ]] && kill -0 "$OP_PID" 2>/dev/null; then
+    kill -TERM "$OP_PID" 2>/dev/null || true
+    wait "$OP_PID" 2>/dev/null || true
+    echo "demo: operator stopped" >&2
+  fi
+  hack/testenv.sh down "$DIR"
+  echo "demo: control plane stopped" >&2
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
 export KUBECONFIG=$DIR/kubeconfig
-"$BIN/kubectl" apply -f config/crd/bases/ >&2
-"$BIN/kubectl" wait --for=condition=Established crd/nginxes.demo.example.com --timeout=60s >&2
+K=$BIN/kubectl
+$K apply -f config/crd/bases/ >&2
+$K wait --for=condition=Established crd/nginxes.demo.example.com --timeout=60s >&2
 
+LOG=$DIR/logs/operator.log
+HELM_BINARY=$BIN/helm node dist/cmd/main.js run --watches-file=watches.yaml --zap-encoder=console >"$LOG" 2>&1 &
+OP_PID=$!
+echo "demo: operator running (pid $OP_PID), logs in $LOG" >&2
+
+$K apply -f config/samples/demo_v1alpha1_nginx.yaml >&2
+echo "demo: waiting for nginx-sample to be Deployed ..." >&2
+for ((i = 0; i < 120; i++)); do
+  status=$($K get nginx nginx-sample -o jsonpath='{.status.conditions[?(@.type=="Deployed")].status}' 2>/dev/null || true)
+  [[ $status == True ]] && break
+  kill -0 "$OP_PID" 2>/dev/null || { echo "demo: the operator exited; its log:" >&2; cat "$LOG" >&2; exit 1; }
+  sleep 0.5
+done
+[[ $status == True ]] || { echo "demo: nginx-sample is not Deployed after 60s; operator log:" >&2; tail -n 40 "$LOG" >&2; exit 1; }
+
+echo
+$K get nginx
+echo
+$K get deployment,service,configmap -l app.kubernetes.io/instance=nginx-sample
+echo
+tail -n 5 "$LOG"
 cat <<MSG
 
-A local Kubernetes control plane is running (etcd, kube-apiserver, kube-controller-manager on loopback).
-In another terminal:
+The operator is running against a local control plane. In another terminal:
 
-  export KUBECONFIG=$DIR/kubeconfig
+  export KUBECONFIG=$KUBECONFIG
   export PATH=$BIN:\$PATH          # kubectl, helm (v3), helm-v4
-  kubectl get --raw /version
-  kubectl apply -f $ROOT/config/samples/demo_v1alpha1_nginx.yaml
-  kubectl get nginxes
-  helm install demo $ROOT/charts/nginx --set replicaCount=2 && kubectl get deploy,svc,cm
+  kubectl patch nginx nginx-sample --type=merge -p '{"spec":{"replicaCount":3}}'   # upgrades the release
+  kubectl get nginx,deploy
+  kubectl delete nginx nginx-sample                                                  # uninstalls it
+  tail -f $LOG
 
-The operator (helm-operator run) is not built yet: the sample CR is stored but nothing reconciles it.
+Press Ctrl-C to stop the operator and the control plane.
 MSG
-hack/testenv.sh status "$DIR"
-if [[ ${DEMO_DETACH:-0} == 1 ]]; then
-  echo
-  echo "Stop it with: hack/testenv.sh down $DIR"
-  exit 0
-fi
-echo
-echo "Press Ctrl-C to stop the control plane."
-while kill -0 "$(cat "$DIR/kube-apiserver.pid")" 2>/dev/null; do sleep 1; done
-echo "demo: kube-apiserver exited; see $DIR/logs" >&2
+wait "$OP_PID" || true
+echo "demo: the operator exited; see $LOG" >&2

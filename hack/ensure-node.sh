@@ -23,7 +23,8 @@ case "$(uname -s)-$(uname -m)" in
   *) echo "ensure-node: no npm platform package known for $(uname -sm); install Node >= $MIN_MAJOR yourself" >&2; exit 1 ;;
 esac
 command -v npm >/dev/null || { echo "ensure-node: Node >= $MIN_MAJOR is missing and there is no npm to fetch $pkg with; install Node >= $MIN_MAJOR" >&2; exit 1; }
-echo "ensure-node: the machine's Node is older than $MIN_MAJOR; installing $pkg@$NODE_VERSION into $DEST" >&2
+why="the machine's Node is older than $MIN_MAJOR"; [[ -n ${FORCE_PROVISION_NODE:-} ]] && why="FORCE_PROVISION_NODE is set"
+echo "ensure-node: $why; installing $pkg@$NODE_VERSION into $DEST" >&2
 mkdir -p "$ROOT/.tools"; tmp=$(mktemp -d "$ROOT/.tools/.tmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm pack --silent "$pkg@$NODE_VERSION" >/dev/null)

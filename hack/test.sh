@@ -56,5 +56,5 @@ if [[ -n $build_pid ]]; then
   TIMES+=("$(printf '%-28s %5ss' "testenv build (background)" "$(($(date +%s) - build_start))")")
   rm -f "$build_log" "$build_log.out"
 fi
-phase "integration tests ($mode)" npm run --silent test:integration
+phase "integration tests ($mode)" npx vitest run --project integration
 summary

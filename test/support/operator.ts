@@ -145,3 +145,16 @@ export function watchesYaml(kinds: readonly (TestKind & { chart?: string; extra?
     )
     .join('');
 }
+
+/** Runs every cleanup (last registered first) even when some fail, then throws the first failure. */
+export async function runCleanups(cleanups: (() => Promise<unknown>)[]): Promise<void> {
+  const errors: unknown[] = [];
+  for (const c of [...cleanups].reverse()) {
+    try {
+      await c();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (errors.length > 0) throw errors[0];
+}

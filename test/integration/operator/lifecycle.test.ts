@@ -5,6 +5,7 @@ import { createTestNamespace, isGone, type TestKube, testKube } from '../../supp
 import {
   createTestCrd,
   type OperatorProcess,
+  runCleanups,
   startOperator,
   type TestKind,
   watchesYaml,
@@ -46,7 +47,7 @@ describe('the operator, for one CR through its life', () => {
   });
 
   afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
+    await runCleanups(cleanups);
   });
 
   it('installs the release when the CR is created and reports Deployed with deployedRelease', async () => {
@@ -64,7 +65,10 @@ describe('the operator, for one CR through its life', () => {
     const cr = await getCr();
     expect(cr.metadata.finalizers).toContain('helm.sdk.operatorframework.io/uninstall-release');
     expect(cr.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
-    expect(await deployed()).toMatchObject({ reason: 'InstallSuccessful' });
+    expect(await deployed()).toMatchObject({
+      reason: 'InstallSuccessful',
+      message: `nginx ${name} is deployed with 2 replica(s), serving on port 80.`,
+    });
     expect(cr.status?.deployedRelease?.name).toBe(name);
     expect(cr.status?.deployedRelease?.manifest).toContain('kind: Deployment');
     const deploy = await kube.apps.readNamespacedDeployment({ name: `${name}-nginx`, namespace: ns });

@@ -6,6 +6,7 @@ import { createTestNamespace, isGone, type TestKube, testKube } from '../../supp
 import {
   createTestCrd,
   type OperatorProcess,
+  runCleanups,
   startOperator,
   type TestKind,
   watchesYaml,
@@ -70,7 +71,7 @@ describe('what the operator watches', () => {
   });
 
   afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
+    await runCleanups(cleanups);
   });
 
   it('reconciles two kinds in one operator, and ignores CRs outside WATCH_NAMESPACE or the selector', async () => {

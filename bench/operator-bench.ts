@@ -1,0 +1,372 @@
+// Operator benchmark (not a test): starts a local control plane (hack/testenv.sh), runs the REAL operator
+// (node dist/cmd/main.js run) with the real helm behind test/fixtures/bin/counting-helm, and prints a markdown table
+// to stdout (progress goes to stderr). `npm run bench` / `make bench` build dist/ first. ~2-3 minutes on 2 cores.
+// Phases: (1) BENCH_SEQUENTIAL CRs one after another: create→Deployed latency; they are then deleted;
+// (2) BENCH_CRS CRs created at once: create→Deployed latency and time until all are Deployed;
+// (3) BENCH_IDLE_PERIODS reconcile periods with the settled CRs idle: helm processes, reconciles, operator CPU;
+// (4) operator and kube-apiserver RSS; (5) helm processes by subcommand over the whole run.
+// Latency = from just before the create request to the first poll that sees status.conditions Deployed=True
+// (polled with LIST every 50 ms in phase 1 and every 200 ms in phase 2, so it is that coarse).
+// Settled (start of the idle window) = no helm process for 3 s and every CR reconciled twice (see the code).
+// Settings (env):
+//   BENCH_CRS=100                CRs in the bulk phase
+//   BENCH_SEQUENTIAL=5           CRs in the sequential phase
+//   BENCH_IDLE_PERIODS=2         length of the idle window, in reconcile periods
+//   BENCH_RECONCILE_PERIOD=30s   the operator's --reconcile-period (number + ms|s|m|h, e.g. 30s, 1m30s)
+//   BENCH_MAX_CONCURRENT=        --max-concurrent-reconciles; unset = the operator's default (number of CPUs)
+//   BENCH_CREATE_CONCURRENCY=50  create requests in flight at once in the bulk phase
+//   BENCH_HELM=helm-v3           helm: a binary name in the testenv bin folder (helm-v3, helm-v4) or a path
+//   BENCH_TIMEOUT=300s           deadline of each wait (operator start, all Deployed, deletion, settling)
+//   BENCH_LOG=                   also write the operator's log lines to this file
+//   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
+// Ctrl-C (or SIGTERM) stops the operator and the control plane; a second Ctrl-C exits at once, and testenv's
+// watchdog (TESTENV_WATCH_PID) then stops the control plane.
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const TESTENV = join(ROOT, 'hack/testenv.sh');
+const MAIN = join(ROOT, 'dist/cmd/main.js');
+const COUNTING = join(ROOT, 'test/fixtures/bin/counting-helm');
+const env = process.env;
+const int = (name: string, def: number): number => {
+  const n = Number(env[name] || def);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name}=${env[name]} must be a non-negative integer`);
+  return n;
+};
+const durationMs = (text: string): number => {
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.map((p) => p[0]).join('') !== text || parts.length === 0) throw new Error(`bad duration ${text}`);
+  return parts.reduce((ms, p) => ms + Number(p[1]) * (units[p[2] ?? ''] ?? 0), 0);
+};
+const CRS = int('BENCH_CRS', 100);
+const SEQUENTIAL = int('BENCH_SEQUENTIAL', 5);
+const IDLE_PERIODS = int('BENCH_IDLE_PERIODS', 2);
+const PERIOD = env.BENCH_RECONCILE_PERIOD || '30s';
+const PERIOD_MS = durationMs(PERIOD);
+const MAX_CONCURRENT = env.BENCH_MAX_CONCURRENT || '';
+const CREATE_CONCURRENCY = Math.max(1, int('BENCH_CREATE_CONCURRENCY', 50));
+const TIMEOUT_MS = durationMs(env.BENCH_TIMEOUT || '300s');
+const NS = 'bench';
+const GVR = { group: 'demo.example.com', version: 'v1alpha1', plural: 'nginxes' } as const;
+
+const T0 = performance.now();
+const abort = new AbortController();
+const signal = abort.signal;
+const log = (msg: string) => process.stderr.write(`bench [${((performance.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
+let interrupts = 0;
+const onSignal = (sig: string) => {
+  if (++interrupts > 1) process.exit(130);
+  log(`${sig}: tearing down (again to exit at once)`);
+  abort.abort(new Error(`interrupted by ${sig}`));
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+/** Runs a command; resolves with its stdout (stderr goes to ours). */
+function run(cmd: string, args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  return new Promise((res, rej) => {
+    const c = spawn(cmd, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const out: string[] = [];
+    c.stdout.setEncoding('utf8').on('data', (d: string) => out.push(d));
+    c.on('error', rej);
+    c.on('close', (code) =>
+      code === 0 ? res(out.join('')) : rej(new Error(`${cmd} ${args.join(' ')} exited with ${code}`)),
+    );
+  });
+}
+const lastLine = (s: string) => s.trim().split('\n').pop() ?? '';
+
+let operatorExit: string | undefined;
+/** Calls `probe` every `everyMs` until it returns a value; throws after TIMEOUT_MS or on Ctrl-C. */
+async function until<T>(what: string, everyMs: number, probe: () => Promise<T | undefined> | T | undefined) {
+  const deadline = performance.now() + TIMEOUT_MS;
+  for (;;) {
+    signal.throwIfAborted();
+    if (operatorExit) throw new Error(`the operator exited (${operatorExit}) while waiting for ${what}`);
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (performance.now() > deadline) throw new Error(`timed out after ${TIMEOUT_MS / 1000}s waiting for ${what}`);
+    await sleep(everyMs, undefined, { signal });
+  }
+}
+
+function parseJson(line: string): Record<string, string | number | undefined> {
+  try {
+    return JSON.parse(line) as Record<string, string | number | undefined>;
+  } catch {
+    return {};
+  }
+}
+
+interface Operator {
+  readonly pid: number;
+  readonly stats: { reconciles: Map<string, number>; errors: string[]; workers?: number | undefined; tail: string[] };
+  helmCalls(): string[];
+  stop(): Promise<void>;
+}
+
+function startOperator(work: string, kubeconfig: string, helm: string): Operator {
+  const watches = join(work, 'watches.yaml');
+  const helmLog = join(work, 'helm-calls.log');
+  writeFileSync(watches, `- {group: ${GVR.group}, version: ${GVR.version}, kind: Nginx, chart: charts/nginx}\n`);
+  writeFileSync(helmLog, '');
+  const args = [MAIN, 'run', `--watches-file=${watches}`, `--reconcile-period=${PERIOD}`, '--zap-log-level=debug'];
+  if (MAX_CONCURRENT) args.push(`--max-concurrent-reconciles=${MAX_CONCURRENT}`);
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      ...env,
+      KUBECONFIG: kubeconfig,
+      HELM_BINARY: COUNTING,
+      COUNTING_HELM_REAL: helm,
+      COUNTING_HELM_LOG: helmLog,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error('could not start the operator');
+  const stats: Operator['stats'] = { reconciles: new Map(), errors: [], tail: [] };
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      if (env.BENCH_LOG) appendFileSync(env.BENCH_LOG, `${line}\n`);
+      stats.tail.push(line);
+      if (stats.tail.length > 20) stats.tail.shift();
+      const rec = parseJson(line);
+      const key = String(rec.key);
+      if (rec.msg === 'Reconciled') stats.reconciles.set(key, (stats.reconciles.get(key) ?? 0) + 1);
+      else if (rec.msg === 'Starting workers') stats.workers = Number(rec.workers);
+      else if (rec.level === 'error') stats.errors.push(`${rec.msg}${rec.err ? `: ${rec.err}` : ''}`);
+    });
+  }
+  const exited = new Promise<void>((res) =>
+    child.on('exit', (code, sig) => {
+      operatorExit = `code ${code}, signal ${sig}`;
+      res();
+    }),
+  );
+  return {
+    pid: child.pid,
+    stats,
+    helmCalls: () => readFileSync(helmLog, 'utf8').split('\n').filter(Boolean),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+/** CPU seconds of `pid` from /proc/PID/stat: own = utime+stime (fields 14, 15), children = cutime+cstime (16, 17:
+ * the helm processes it has waited for). Fields are counted after `(comm)`, which may contain spaces. */
+function cpuSeconds(pid: number): { own: number; children: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { own: (Number(f[11]) + Number(f[12])) / CLK_TCK, children: (Number(f[13]) + Number(f[14])) / CLK_TCK };
+}
+/** VmRSS (or another Vm* line) of `pid`, in MiB. */
+function memMiB(pid: number, field = 'VmRSS'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? Number.NaN) / 1024;
+}
+async function apiserverRssMiB(dir: string): Promise<string> {
+  const line = (await run('bash', [TESTENV, 'status', dir])).split('\n').find((l) => l.startsWith('kube-apiserver'));
+  return line?.trim().split(/\s+/)[2] ?? '?';
+}
+
+type CR = { metadata?: { name?: string }; status?: { conditions?: { type?: string; status?: string }[] } };
+const deployed = (o: CR) => o.status?.conditions?.some((c) => c.type === 'Deployed' && c.status === 'True') ?? false;
+
+/** Creates `names` (at most `inFlight` requests at once) and waits until each is Deployed; latencies in ms. */
+async function createAndWait(custom: CustomObjectsApi, phase: string, names: string[], inFlight: number, poll: number) {
+  const sent = new Map<string, number>();
+  const done = new Map<string, number>();
+  const t0 = performance.now();
+  let next = 0;
+  let createMs = 0;
+  const creator = async () => {
+    for (let name = names[next++]; name !== undefined; name = names[next++]) {
+      signal.throwIfAborted();
+      sent.set(name, performance.now());
+      const body = { apiVersion: `${GVR.group}/${GVR.version}`, kind: 'Nginx', metadata: { name, labels: { phase } } };
+      await custom.createNamespacedCustomObject({ ...GVR, namespace: NS, body });
+    }
+  };
+  const creating = Promise.all(Array.from({ length: Math.min(inFlight, names.length) }, creator)).then(() => {
+    createMs = performance.now() - t0;
+  });
+  await Promise.all([
+    creating,
+    until(`${names.length} ${phase} CRs to be Deployed`, poll, async () => {
+      const items = await listCRs(custom, phase);
+      const now = performance.now();
+      for (const o of items) {
+        const name = o.metadata?.name ?? '';
+        if (!done.has(name) && sent.has(name) && deployed(o)) done.set(name, now);
+      }
+      return done.size === names.length ? true : undefined;
+    }),
+  ]);
+  const latencies = names.map((n) => (done.get(n) ?? 0) - (sent.get(n) ?? 0));
+  return { latencies, createMs, allMs: Math.max(...done.values()) - t0 };
+}
+
+const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? 0;
+const ms = (x: number) => `${Math.round(x)} ms`;
+const dist = (xs: number[]) => `${ms(pct(xs, 0.5))} / ${ms(pct(xs, 0.95))} / ${ms(Math.max(...xs))}`;
+const mib = (x: number) => `${x.toFixed(0)} MiB`;
+const sec = (x: number) => `${x.toFixed(2)} s`;
+/** "install 100, upgrade 2" */
+const tally = (xs: string[]) => {
+  const n = new Map<string, number>();
+  for (const x of xs) n.set(x, (n.get(x) ?? 0) + 1);
+  return [...n].map(([k, v]) => `${k} ${v}`).join(', ');
+};
+async function listCRs(custom: CustomObjectsApi, phase: string): Promise<CR[]> {
+  const list = await custom.listNamespacedCustomObject({ ...GVR, namespace: NS, labelSelector: `phase=${phase}` });
+  return (list as { items: CR[] }).items;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
+  const work = mkdtempSync(join(tmpdir(), 'operator-bench-'));
+  let dir: string | undefined;
+  let op: Operator | undefined;
+  const rows: [string, string][] = [];
+  const loadAtStart = loadavg()[0] ?? 0;
+  try {
+    log('starting the control plane (hack/testenv.sh up)');
+    dir = lastLine(await run('bash', [TESTENV, 'up'], { TESTENV_WATCH_PID: String(process.pid) }));
+    signal.throwIfAborted();
+    const bin = /^TESTENV_BIN=(.*)$/m.exec(readFileSync(join(dir, 'env'), 'utf8'))?.[1] ?? '';
+    const kubeconfig = join(dir, 'kubeconfig');
+    const helmChoice = env.BENCH_HELM || 'helm-v3';
+    const helm = isAbsolute(helmChoice) ? helmChoice : join(bin, helmChoice);
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const helmVersion = lastLine(await run(helm, ['version', '--short']));
+    const kubeVersion = (await kc.makeApiClient(VersionApi).getCode()).gitVersion;
+
+    const kubectl = (...args: string[]) => run(join(bin, 'kubectl'), args, { KUBECONFIG: kubeconfig });
+    await kubectl('apply', '-f', 'config/crd/bases/');
+    await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/nginxes.demo.example.com');
+    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
+
+    log(`starting the operator (helm ${helmVersion}, --reconcile-period=${PERIOD})`);
+    const o = startOperator(work, kubeconfig, helm);
+    op = o;
+    const workers = await until('the operator to start its workers', 50, () => o.stats.workers);
+
+    log(`phase 1: ${SEQUENTIAL} CRs, one at a time`);
+    const seq: number[] = [];
+    for (let i = 1; i <= SEQUENTIAL; i++)
+      seq.push(...(await createAndWait(custom, 'seq', [`seq-${i}`], 1, 50)).latencies);
+    for (let i = 1; i <= SEQUENTIAL; i++)
+      await custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name: `seq-${i}` });
+    await until('the sequential CRs to be deleted', 200, async () =>
+      (await listCRs(custom, 'seq')).length ? undefined : 1,
+    );
+
+    log(`phase 2: ${CRS} CRs at once (${CREATE_CONCURRENCY} creates in flight, ${workers} workers)`);
+    const cpuBulk0 = cpuSeconds(o.pid);
+    const names = Array.from({ length: CRS }, (_, i) => `bulk-${String(i + 1).padStart(3, '0')}`);
+    const bulk = CRS > 0 ? await createAndWait(custom, 'bulk', names, CREATE_CONCURRENCY, 200) : undefined;
+    // Settled: no new helm process for 3 s, and each CR reconciled twice (the install, then the echo of its own
+    // status update, which queues behind the other installs) or, failing that, one reconcile period has passed.
+    const allDeployed = performance.now();
+    let quiet = { n: -1, since: allDeployed };
+    const echoed = () => names.every((n) => (o.stats.reconciles.get(`${NS}/${n}`) ?? 0) >= 2);
+    await until('the CRs to settle', 250, () => {
+      const n = o.helmCalls().length;
+      if (n !== quiet.n) quiet = { n, since: performance.now() };
+      const helmQuiet = performance.now() - quiet.since >= 3000;
+      return helmQuiet && (echoed() || performance.now() - allDeployed > PERIOD_MS) ? true : undefined;
+    });
+    const settleMs = performance.now() - allDeployed;
+    const cpuBulk = { own: cpuSeconds(o.pid).own - cpuBulk0.own, helm: cpuSeconds(o.pid).children - cpuBulk0.children };
+    const rssSettled = memMiB(o.pid);
+    const apiRssSettled = await apiserverRssMiB(dir);
+
+    const idleMs = IDLE_PERIODS * PERIOD_MS;
+    log(`phase 3: idle for ${idleMs / 1000}s (${IDLE_PERIODS} × ${PERIOD})`);
+    const before = { helm: o.helmCalls().length, rec: new Map(o.stats.reconciles), cpu: cpuSeconds(o.pid).own };
+    const idleT0 = performance.now();
+    await sleep(idleMs, undefined, { signal });
+    const idle = {
+      helm: o.helmCalls().slice(before.helm),
+      rec: [...o.stats.reconciles].map(([k, n]): [string, number] => [k, n - (before.rec.get(k) ?? 0)]),
+      cpu: cpuSeconds(o.pid).own - before.cpu,
+      s: (performance.now() - idleT0) / 1000,
+    };
+    const rssEnd = memMiB(o.pid);
+    const hwm = memMiB(o.pid, 'VmHWM');
+    const apiRssEnd = await apiserverRssMiB(dir);
+    const helmTotal = o.helmCalls();
+
+    const recTotal = idle.rec.reduce((a, [, n]) => a + n, 0);
+    const perCr = idle.rec.filter(([k]) => k.startsWith(`${NS}/bulk-`)).map(([, n]) => n); // without deleted seq-*
+    const recOther = recTotal - perCr.reduce((a, b) => a + b, 0);
+    const errors = o.stats.errors;
+    rows.push(
+      [`1 CR create→Deployed, ${SEQUENTIAL}× sequential: p50 / p95 / max`, seq.length ? dist(seq) : '-'],
+      [`${CRS} CRs create→Deployed: p50 / p95 / max`, bulk ? dist(bulk.latencies) : '-'],
+      [`${CRS} CRs: time to send all creates (client)`, bulk ? ms(bulk.createMs) : '-'],
+      [`${CRS} CRs: time until all Deployed`, bulk ? `${(bulk.allMs / 1000).toFixed(1)} s` : '-'],
+      [`${CRS} CRs: CPU, first create to settled`, `operator ${sec(cpuBulk.own)}, helm ${sec(cpuBulk.helm)}`],
+      [`${CRS} CRs: settled (helm quiet, echoes reconciled) after`, `${(settleMs / 1000).toFixed(1)} s more`],
+      ['idle window (CRs settled, nothing changes)', `${idle.s.toFixed(1)} s (${IDLE_PERIODS} × ${PERIOD})`],
+      ['helm processes during idle', `${idle.helm.length}${idle.helm.length ? ` (${tally(idle.helm)})` : ''}`],
+      [
+        'reconciles during idle (per bulk CR: min / max)',
+        `${recTotal} (${perCr.length ? `${Math.min(...perCr)} / ${Math.max(...perCr)}` : '-'}; ${recOther} of deleted CRs)`,
+      ],
+      ['operator CPU during idle', `${sec(idle.cpu)} (${((idle.cpu / idle.s) * 100).toFixed(2)} % of one core)`],
+      ['operator RSS after settling / end of idle / peak', `${mib(rssSettled)} / ${mib(rssEnd)} / ${mib(hwm)}`],
+      ['kube-apiserver RSS after settling / end of idle', `${apiRssSettled} MiB / ${apiRssEnd} MiB`],
+      ['helm processes, whole run, by subcommand', `${helmTotal.length} (${tally(helmTotal)})`],
+      ['operator error log lines, whole run', `${errors.length}${errors[0] ? ` (first: ${errors[0]})` : ''}`],
+    );
+    const cpu = cpus()[0]?.model ?? 'unknown CPU';
+    const out = [
+      '',
+      '## helm-operator-ts benchmark',
+      '',
+      `node ${process.version} · helm ${helmVersion} (${helmChoice}) · kubernetes ${kubeVersion} (local control plane)`,
+      `${availableParallelism()} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM · load average at start ${loadAtStart.toFixed(2)}`,
+      `operator: --max-concurrent-reconciles=${workers} (${MAX_CONCURRENT ? 'BENCH_MAX_CONCURRENT' : 'default: number of CPUs'}) · --reconcile-period=${PERIOD}`,
+      '',
+      '| measurement | value |',
+      '|---|---|',
+      ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+      '',
+      `bench wall time: ${((performance.now() - T0) / 1000).toFixed(0)} s (teardown not included)`,
+      '',
+    ];
+    process.stdout.write(out.join('\n'));
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    if (op) process.stderr.write(`last operator log lines:\n${op.stats.tail.join('\n')}\n`);
+    throw err;
+  } finally {
+    if (op) await op.stop();
+    if (dir) await run('bash', [TESTENV, 'down', dir]).catch((e: unknown) => log(`testenv down failed: ${String(e)}`));
+    rmSync(work, { recursive: true, force: true });
+    log('torn down');
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
