@@ -15,6 +15,7 @@ export interface RunOptions {
   readonly leaderElectionId: string;
   readonly leaderElectionNamespace: string;
   readonly helmBinary: string;
+  readonly suppressOverrideValues: boolean;
   readonly logLevel: LogLevel;
   readonly logEncoder: 'json' | 'console';
   /** Flags accepted for compatibility whose behaviour arrives later; the CLI warns when they are set. */
@@ -45,7 +46,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'zap-log-level': { kind: 'string' },
   'zap-stacktrace-level': { kind: 'string' },
   'zap-time-encoding': { kind: 'string' },
-  'suppress-override-values': { kind: 'bool', notYet: true },
+  'suppress-override-values': { kind: 'bool' },
   'enable-http2': { kind: 'bool', notYet: true },
   'metrics-secure': { kind: 'bool', notYet: true },
   'metrics-require-rbac': { kind: 'bool', notYet: true },
@@ -112,6 +113,7 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     leaderElectionId: str('leader-election-id', ctx.env.OPERATOR_NAME ?? ''),
     leaderElectionNamespace: str('leader-election-namespace', ''),
     helmBinary: str('helm-binary', ctx.env.HELM_BINARY || 'helm'),
+    suppressOverrideValues: bool('suppress-override-values'),
     logLevel: logLevel(str('zap-log-level', devel ? 'debug' : 'info')),
     logEncoder: encoder,
     notYet: [...seen.keys()].filter((n) => FLAGS[n]?.notYet).map((n) => `--${n}`),
@@ -141,8 +143,9 @@ Flags (operator-sdk helm-operator names and defaults):
   --zap-encoder json|console         log encoding (default json)
   --zap-log-level level              debug, info, error, or an integer verbosity (default info)
   --zap-stacktrace-level, --zap-time-encoding   accepted for compatibility; ignored
+  --suppress-override-values         show overridden values as **** in OverrideValuesInUse events
 Parsed for compatibility, not implemented yet (a warning is logged when set):
   --metrics-bind-address (":8080"), --metrics-addr, --health-probe-bind-address (":8081"),
   --leader-elect, --enable-leader-election, --leader-election-id, --leader-election-namespace,
-  --suppress-override-values, --enable-http2, --metrics-secure, --metrics-require-rbac
+  --enable-http2, --metrics-secure, --metrics-require-rbac
 `;

@@ -91,6 +91,7 @@ async function run(argv: readonly string[]): Promise<number> {
         helm,
         clock: realClock,
         logger,
+        suppressOverrideValues: opts.suppressOverrideValues,
       },
       stop.signal,
     );

@@ -4,14 +4,17 @@
 
 import { Informer } from '../cache/informer.js';
 import { keyOf } from '../cache/store.js';
-import type { Watch } from '../config/watches.js';
+import { chartName, type Watch } from '../config/watches.js';
 import { Controller } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { createEventRecorder } from '../events/recorder.js';
+import { FINALIZER } from '../finalizers/finalizers.js';
 import type { HelmClient } from '../helm/cli.js';
 import { NotFoundError } from '../kube/errors.js';
-import type { KubeClient } from '../kube/types.js';
+import type { KubeClient, KubeObject } from '../kube/types.js';
+import { cleanupRelease } from '../reconciler/cleanup.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
 import { crAccess, releaseReader } from './adapters.js';
 
@@ -25,11 +28,16 @@ export interface OperatorOptions {
   readonly helm: HelmClient;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Mask values in OverrideValuesInUse events (--suppress-override-values). */
+  readonly suppressOverrideValues: boolean;
+  /** Stops event writes on shutdown. */
+  readonly eventsSignal?: AbortSignal;
 }
 
 /** Resolves every watch to its API resource (failing clearly when a CRD is missing), then runs until aborted. */
 export async function runOperator(o: OperatorOptions, signal: AbortSignal): Promise<void> {
   const controllers: Controller[] = [];
+  const inFlight = new Set<string>();
   for (const watch of o.watches) {
     const gvk = { group: watch.group, version: watch.version, kind: watch.kind };
     const gvkText = `${watch.group}/${watch.version}, Kind=${watch.kind}`;
@@ -44,12 +52,24 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     });
     const name = `${watch.kind.toLowerCase()}-controller`;
     const logger = o.logger.child({ controller: name });
+    const events = createEventRecorder({
+      kube: o.kube,
+      component: name,
+      clock: o.clock,
+      logger,
+      ...(o.eventsSignal ? { signal: o.eventsSignal } : {}),
+    });
     const reconciler = new HelmReconciler({
       watch,
+      chartName: chartName(watch.chart),
       defaultReconcilePeriodMs: o.reconcilePeriodMs,
       crs: crAccess(o.kube, res),
       releases: releaseReader(o.kube),
       helm: o.helm,
+      events,
+      cleanup: (manifest, namespace, s) => cleanupRelease({ kube: o.kube, manifest, namespace, signal: s, logger }),
+      inFlight,
+      suppressOverrideValues: o.suppressOverrideValues,
       clock: o.clock,
       logger,
     });
@@ -72,10 +92,15 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
           if (e.type === 'error') logger.warn({ namespace, phase: e.phase, err: String(e.error) }, 'Watch error');
         },
       });
-      // Every CR event enqueues, as operator-sdk (no predicates): converges because unchanged status is not written.
       informer.addEventHandler({
         onAdd: (obj) => controller.enqueue(keyOf(obj)),
-        onUpdate: (_old, obj) => controller.enqueue(keyOf(obj)),
+        onUpdate: (old, obj) => {
+          // Our own status writes would otherwise re-trigger every CR at once and defeat the failure backoff.
+          if (!changedBeyondStatus(old, obj)) return;
+          // A new spec deserves a prompt attempt: it resets the key's backoff (operator-sdk keeps it).
+          if (old.metadata.generation !== obj.metadata.generation) controller.queue.forget(keyOf(obj));
+          controller.enqueue(keyOf(obj));
+        },
         onDelete: (obj) => controller.enqueue(keyOf(obj)),
       });
       controller.addSource(informer);
@@ -84,4 +109,21 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     controllers.push(controller);
   }
   await Promise.all(controllers.map((c) => c.run(signal)));
+}
+
+/**
+ * True when anything but status (and the bookkeeping that comes with it) changed: spec, labels, annotations,
+ * deletion, or finalizers other than our own being added (which the reconciler itself just did).
+ */
+export function changedBeyondStatus(old: KubeObject, obj: KubeObject): boolean {
+  const a = old.metadata;
+  const b = obj.metadata;
+  if (a.generation !== b.generation || a.deletionTimestamp !== b.deletionTimestamp) return true;
+  const same = (x: unknown, y: unknown) => JSON.stringify(x ?? null) === JSON.stringify(y ?? null);
+  const others = (f: string[] | undefined) => (f ?? []).filter((x) => x !== FINALIZER);
+  const ourAdded = !(a.finalizers ?? []).includes(FINALIZER) && (b.finalizers ?? []).includes(FINALIZER);
+  const finalizersChanged = ourAdded
+    ? !same(others(a.finalizers), others(b.finalizers))
+    : !same(a.finalizers, b.finalizers);
+  return !same(a.labels, b.labels) || !same(a.annotations, b.annotations) || finalizersChanged;
 }

@@ -492,3 +492,11 @@ function describe(value: unknown): string {
 function q(text: string): string {
   return JSON.stringify(text);
 }
+
+/** The `name` in a chart directory's Chart.yaml (the directory was validated by loadWatches). */
+export function chartName(dir: string): string {
+  const meta: unknown = parse(readFileSync(join(dir, 'Chart.yaml'), 'utf8'));
+  const name = isRecord(meta) ? yamlScalarToString(meta.name) : undefined;
+  if (!name) throw new ConfigError(`${join(dir, 'Chart.yaml')} has no "name"`);
+  return name;
+}

@@ -1,8 +1,9 @@
 // A pool of workers draining a WorkQueue with controller-runtime's reconcileHandler semantics: success forgets the
-// key's backoff (and honours requeueAfterMs), failure requeues it rate-limited unless it is a TerminalError.
+// key's backoff (and honours requeueAfterMs), failure requeues it rate-limited (or after a RetryLaterError's delay)
+// unless it is a TerminalError.
 // Called by controllers; it always calls done(key) for every key it took and never handles one key twice at once.
 
-import { ConfigError, isTerminal } from '../core/errors.js';
+import { ConfigError, isTerminal, retryAfterMs } from '../core/errors.js';
 import type { WorkQueue } from './workqueue.js';
 
 /** What a successful handle() asks for. */
@@ -59,7 +60,9 @@ async function handleOne<K extends string>(options: RunWorkersOptions<K>, key: K
   try {
     outcome = await handle(key, signal);
   } catch (err) {
+    const after = retryAfterMs(err);
     if (isTerminal(err)) queue.forget(key);
+    else if (after !== undefined) queue.addAfter(key, after);
     else queue.addRateLimited(key);
     try {
       onError?.(key, err);

@@ -27,3 +27,18 @@ export class TerminalError extends OperatorError {
 export function isTerminal(err: unknown): boolean {
   return err instanceof TerminalError;
 }
+
+/** A retryable failure that asks the work queue to wait at least `retryAfterMs` before the next attempt. */
+export class RetryLaterError extends OperatorError {
+  readonly code: string;
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number, options?: ErrorOptions & { code?: string }) {
+    super(message, options);
+    this.retryAfterMs = retryAfterMs;
+    this.code = options?.code ?? 'RETRY_LATER';
+  }
+}
+
+export function retryAfterMs(err: unknown): number | undefined {
+  return err instanceof RetryLaterError ? err.retryAfterMs : undefined;
+}

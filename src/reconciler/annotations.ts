@@ -58,3 +58,36 @@ export function reconcilePeriod(
     warning: `annotation ${RECONCILE_PERIOD}=${JSON.stringify(raw)} is not a duration (use e.g. "30s" or "5m"); using the default`,
   };
 }
+
+export const INSTALL_DISABLE_HOOKS = `${ANNOTATION_PREFIX}install-disable-hooks`;
+export const UPGRADE_DISABLE_HOOKS = `${ANNOTATION_PREFIX}upgrade-disable-hooks`;
+export const UNINSTALL_DISABLE_HOOKS = `${ANNOTATION_PREFIX}uninstall-disable-hooks`;
+
+/** Everything the annotations ask of helm for one CR, with a warning per invalid annotation. */
+export interface ReleaseOptions {
+  readonly upgradeForce: boolean;
+  readonly rollbackForce: boolean;
+  readonly uninstallWait: boolean;
+  readonly installDisableHooks: boolean;
+  readonly upgradeDisableHooks: boolean;
+  readonly uninstallDisableHooks: boolean;
+  readonly warnings: readonly string[];
+}
+
+export function releaseOptions(annotations: Readonly<Record<string, string>> | undefined): ReleaseOptions {
+  const warnings: string[] = [];
+  const read = (key: string, fallback: boolean) => {
+    const r = boolAnnotation(annotations, key, fallback);
+    if (r.warning) warnings.push(r.warning);
+    return r.value;
+  };
+  return {
+    upgradeForce: read(UPGRADE_FORCE, false),
+    rollbackForce: read(ROLLBACK_FORCE, true),
+    uninstallWait: read(UNINSTALL_WAIT, false),
+    installDisableHooks: read(INSTALL_DISABLE_HOOKS, false),
+    upgradeDisableHooks: read(UPGRADE_DISABLE_HOOKS, false),
+    uninstallDisableHooks: read(UNINSTALL_DISABLE_HOOKS, false),
+    warnings,
+  };
+}

@@ -2,9 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import type { Watch } from '../config/watches.js';
+import { RetryLaterError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import type { HelmClient, HelmReleaseResult, InstallParams, UpgradeParams } from '../helm/cli.js';
+import { HelmCommandError } from '../helm/errors.js';
 import type { HelmRelease } from '../helm/release.js';
 import { FINGERPRINT_LABEL, HelmReconciler } from './reconciler.js';
 import type { CrAccess, CustomResource, HelmAppStatus, StoredRelease } from './types.js';
@@ -69,16 +71,38 @@ function world(spec: unknown = { replicaCount: 2 }) {
     };
   };
   const helmCalls: string[] = [];
+  /** Makes the next install/upgrade fail; `recorded` adds a failed revision, as helm does past rendering. */
+  const failNext: { install?: HelmCommandError; upgrade?: HelmCommandError; recorded?: boolean } = {};
+  const fail = (command: 'install' | 'upgrade', p: InstallParams | UpgradeParams) => {
+    const err = failNext[command];
+    if (!err) return;
+    delete failNext[command];
+    if (failNext.recorded) {
+      const release: HelmRelease = {
+        name: p.release,
+        namespace: p.namespace,
+        version: history.length + 1,
+        info: { status: 'failed' },
+        chart: { name: 'nginx', version: '0.1.0' },
+        config: {},
+        manifest: 'broken',
+      };
+      history.push({ release, labels: {} });
+    }
+    throw err;
+  };
   const helm: HelmClient = {
     version: async () => ({ version: 'v3.22.0', major: 3, minor: 22 }),
     async install(p) {
       helmCalls.push(`install ${JSON.stringify(p.values)}`);
       events.push('helm install');
-      return record(1, p);
+      fail('install', p);
+      return record(history.length + 1, p);
     },
     async upgrade(p) {
       helmCalls.push(`upgrade ${JSON.stringify(p.values)}`);
       events.push('helm upgrade');
+      fail('upgrade', p);
       return record(history.length + 1, p);
     },
     async uninstall() {
@@ -86,8 +110,16 @@ function world(spec: unknown = { replicaCount: 2 }) {
       events.push('helm uninstall');
       history.length = 0;
     },
-    async rollback() {
-      helmCalls.push('rollback');
+    async rollback(p) {
+      helmCalls.push(`rollback ${p.revision} force=${p.force}`);
+      const target = history.find((h) => h.release.version === p.revision);
+      if (!target) throw new Error('no such revision');
+      for (const h of history)
+        if (h.release.info.status === 'deployed') Object.assign(h.release.info, { status: 'superseded' });
+      history.push({
+        release: { ...target.release, version: history.length + 1, info: { status: 'deployed' } },
+        labels: target.labels,
+      });
     },
   };
   const watch: Watch = {
@@ -98,8 +130,12 @@ function world(spec: unknown = { replicaCount: 2 }) {
     watchDependentResources: true,
     overrideValues: { 'image.tag': '1.27' },
   };
+  const recorded: string[] = [];
   const reconciler = new HelmReconciler({
     watch,
+    chartName: 'nginx',
+    events: { event: (_cr, type, reason) => recorded.push(`${type}:${reason}`) },
+    inFlight: new Set(),
     defaultReconcilePeriodMs: 60_000,
     crs,
     releases: { history: async () => history },
@@ -110,6 +146,8 @@ function world(spec: unknown = { replicaCount: 2 }) {
   const signal = new AbortController().signal;
   return {
     events,
+    failNext,
+    recorded,
     helmCalls,
     history,
     get cr() {
@@ -198,6 +236,148 @@ describe('HelmReconciler', () => {
       await expect(w.reconcile()).rejects.toMatchObject({ code: 'TERMINAL' });
       expect(w.helmCalls).toEqual([]);
       expect(w.events.at(-1)).toBe('status=Initialized:True:,Irreconcilable:True:ReconcileError');
+    });
+  });
+});
+
+function helmError(command: string, stderr: string): HelmCommandError {
+  return new HelmCommandError({
+    command,
+    release: 'web',
+    namespace: 'apps',
+    args: [command],
+    exitCode: 1,
+    signal: undefined,
+    stderr,
+    canceled: false,
+    timedOut: false,
+    forceKilled: false,
+  });
+}
+
+const condition = (cr: CustomResource | undefined, type: string) =>
+  (cr?.status as HelmAppStatus | undefined)?.conditions.find((c) => c.type === type);
+
+describe('HelmReconciler failure handling', () => {
+  describe('when the install fails after helm recorded the release', () => {
+    it('uninstalls it, sets ReleaseFailed/InstallError, counts the failure and asks to retry in 10 s', async () => {
+      const w = world();
+      w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: admission webhook denied');
+      w.failNext.recorded = true;
+      const err = await w.reconcile().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RetryLaterError);
+      expect(err).toMatchObject({ retryAfterMs: 10_000, code: 'HELM_COMMAND_FAILED' });
+      expect(w.helmCalls.map((c) => c.split(' ')[0])).toEqual(['install', 'uninstall']);
+      expect(condition(w.cr, 'ReleaseFailed')).toMatchObject({ status: 'True', reason: 'InstallError' });
+      expect(condition(w.cr, 'ReleaseFailed')?.message).toContain('admission webhook denied');
+      expect((w.cr?.status as HelmAppStatus | undefined)?.failures).toBe(1);
+      expect(w.recorded).toContain('Warning:InstallFailed');
+    });
+
+    it('doubles the retry delay with each consecutive failure', async () => {
+      const w = world();
+      const delays: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
+        w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: boom');
+        delays.push(((await w.reconcile().catch((e: unknown) => e)) as RetryLaterError).retryAfterMs);
+      }
+      expect(delays).toEqual([10_000, 20_000, 40_000]);
+      expect((w.cr?.status as HelmAppStatus | undefined)?.failures).toBe(3);
+    });
+  });
+
+  describe('when the upgrade fails', () => {
+    it('rolls back (forced by default) to the last deployed revision and keeps the upgrade error', async () => {
+      const w = world();
+      await w.reconcile();
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.cr = { ...cr, metadata: { ...cr.metadata, generation: 2 }, spec: { replicaCount: 5 } };
+      w.failNext.upgrade = helmError('upgrade', 'Error: UPGRADE FAILED: cannot patch Deployment');
+      w.failNext.recorded = true;
+      await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
+      expect(w.helmCalls.slice(1).map((c) => c.split(' ').slice(0, 3).join(' '))).toEqual([
+        expect.stringMatching(/^upgrade/),
+        'rollback 1 force=true',
+      ]);
+      expect(condition(w.cr, 'ReleaseFailed')).toMatchObject({ reason: 'UpgradeError' });
+      expect(condition(w.cr, 'ReleaseFailed')?.message).toContain('cannot patch Deployment');
+      expect(w.recorded).toEqual(expect.arrayContaining(['Warning:UpgradeFailed', 'Normal:RolledBack']));
+    });
+  });
+
+  describe('when the chart does not render with these values', () => {
+    it('sets Irreconcilable/ReconcileError and has nothing to undo', async () => {
+      const w = world();
+      w.failNext.install = helmError(
+        'install',
+        'Error: INSTALLATION FAILED: execution error at (nginx/templates/x.yaml:1:4): bad',
+      );
+      await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
+      expect(w.helmCalls.map((c) => c.split(' ')[0])).toEqual(['install']);
+      expect(condition(w.cr, 'Irreconcilable')).toMatchObject({ status: 'True', reason: 'ReconcileError' });
+      expect(condition(w.cr, 'ReleaseFailed')).toBeUndefined();
+    });
+  });
+
+  describe('when the spec changes after failures', () => {
+    it('starts the failure count afresh', async () => {
+      const w = world();
+      w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: boom');
+      await w.reconcile().catch(() => undefined);
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.cr = { ...cr, metadata: { ...cr.metadata, generation: 2 }, spec: { replicaCount: 1 } };
+      w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: boom');
+      const err = (await w.reconcile().catch((e: unknown) => e)) as RetryLaterError;
+      expect(err.retryAfterMs).toBe(10_000);
+      expect((w.cr?.status as HelmAppStatus | undefined)?.failures).toBe(1);
+      expect((w.cr?.status as HelmAppStatus | undefined)?.observedGeneration).toBe(2);
+    });
+  });
+
+  describe('when the latest revision is stuck in pending-upgrade', () => {
+    it('rolls back to the deployed revision, says so in an event, and then reconciles', async () => {
+      const w = world();
+      await w.reconcile();
+      const first = w.history[0];
+      if (!first) throw new Error('no release');
+      w.history.push({ release: { ...first.release, version: 2, info: { status: 'pending-upgrade' } }, labels: {} });
+      await w.reconcile();
+      expect(w.helmCalls[1]).toBe('rollback 1 force=true');
+      expect(w.recorded).toContain('Warning:ReleaseRecovered');
+      expect(condition(w.cr, 'Deployed')?.status).toBe('True');
+    });
+  });
+
+  describe('when a release of that name belongs to another chart', () => {
+    it('leaves it alone and sets Irreconcilable', async () => {
+      const w = world();
+      const other = {
+        name: 'web',
+        namespace: 'apps',
+        version: 1,
+        info: { status: 'deployed' as const },
+        chart: { name: 'redis', version: '1' },
+        config: {},
+        manifest: '',
+      };
+      w.history.push({ release: other, labels: {} });
+      expect(await w.reconcile()).toEqual({ requeueAfterMs: 60_000 });
+      expect(w.helmCalls).toEqual([]);
+      expect(condition(w.cr, 'Irreconcilable')?.message).toContain('belongs to chart "redis"');
+    });
+  });
+
+  describe('when the CR name is longer than 53 characters', () => {
+    it('sets Irreconcilable with a clear message and does not retry', async () => {
+      const w = world();
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.cr = { ...cr, metadata: { ...cr.metadata, name: 'x'.repeat(54) } };
+      await expect(w.reconcile()).rejects.toMatchObject({ code: 'TERMINAL' });
+      expect(w.helmCalls).toEqual([]);
+      expect(condition(w.cr, 'Irreconcilable')?.message).toContain('Helm allows at most 53');
     });
   });
 });

@@ -1,30 +1,49 @@
 // Reconciles one custom resource against its Helm release, operator-sdk style: finalizer first, then install,
 // upgrade or nothing, decided in-process from Helm's release records and a fingerprint of the inputs (no helm
-// process for an unchanged CR); on deletion uninstall, write status, then drop the finalizer.
-// Called by the controller's workers with a "namespace/name" key. Never puts values in logs or errors.
+// process for an unchanged CR); failures are remediated and retried with per-CR backoff; on deletion uninstall,
+// optionally wait for the objects, write status, then drop the finalizer.
+// Called by the controller's workers with a "namespace/name" key. Never puts values in logs, events or errors.
 import { deepMerge, parseOverrides } from '../config/overrides.js';
 import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
-import { TerminalError } from '../core/errors.js';
+import { RetryLaterError, TerminalError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { hasOurFinalizer, withFinalizer, withoutFinalizers } from '../finalizers/finalizers.js';
 import type { HelmClient, HelmReleaseResult } from '../helm/cli.js';
-import { summarize } from '../helm/history.js';
-import { reconcilePeriod } from './annotations.js';
+import { isPending, summarize } from '../helm/history.js';
+import { type ActionContext, install, recoverPending, upgrade } from './actions.js';
+import { type ReleaseOptions, reconcilePeriod, releaseOptions } from './annotations.js';
+import { type BackoffPolicy, failureMessage, isRenderError, releaseRetryDelay } from './classify.js';
 import { chartDigest, releaseFingerprint } from './fingerprint.js';
-import { deployedStatus, failedStatus, readStatus, sameStatus, uninstalledStatus } from './status.js';
-import type { CrAccess, CustomResource, HelmAppStatus, ReleaseReader } from './types.js';
+import { deployedStatus, failedStatus, readStatus, sameStatus, uninstalledStatus, withoutFailures } from './status.js';
+import type { CrAccess, CustomResource, EventSink, HelmAppStatus, ReleaseReader } from './types.js';
 
 /** Label on Helm's release record holding the fingerprint of the inputs that produced it. */
 export const FINGERPRINT_LABEL = 'helm.sdk.operatorframework.io/fingerprint';
+/** Helm's limit on release names (chartutil.ValidateReleaseName). */
+export const MAX_RELEASE_NAME = 53;
+
+/** Removes the objects of an uninstalled release that still exist; returns those not gone yet. */
+export type Cleanup = (manifest: string, namespace: string, signal: AbortSignal) => Promise<{ remaining: unknown[] }>;
 
 export interface HelmReconcilerOptions {
   readonly watch: Watch;
+  /** The `name` in the chart's Chart.yaml: a release of another chart under the CR's name is left alone. */
+  readonly chartName: string;
   /** The --reconcile-period flag, used when neither the CR annotation nor the watch sets one. */
   readonly defaultReconcilePeriodMs: number;
   readonly crs: CrAccess;
   readonly releases: ReleaseReader;
   readonly helm: HelmClient;
+  readonly events: EventSink;
+  /** uninstall-wait support. @default none: the annotation is then reported as unsupported */
+  readonly cleanup?: Cleanup;
+  /** Releases ("ns/name") with a helm process of this operator running; shared by all reconcilers. */
+  readonly inFlight: Set<string>;
+  /** Mask override values in OverrideValuesInUse events. @default false */
+  readonly suppressOverrideValues?: boolean;
+  /** @default 10 s doubling to 15 min */
+  readonly releaseBackoff?: BackoffPolicy;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -48,134 +67,198 @@ export class HelmReconciler {
     const cr = await this.#o.crs.get(namespace, name, { signal });
     if (!cr) return {};
     const log = this.#o.logger.child({ namespace, name });
-    const period = reconcilePeriod(
-      cr.metadata.annotations,
-      this.#o.watch.reconcilePeriodMs ?? this.#o.defaultReconcilePeriodMs,
-    );
-    if (period.warning) log.warn({ annotation: 'reconcile-period' }, period.warning);
+    const fallback = this.#o.watch.reconcilePeriodMs ?? this.#o.defaultReconcilePeriodMs;
+    const period = reconcilePeriod(cr.metadata.annotations, fallback);
+    const options = releaseOptions(cr.metadata.annotations);
+    for (const warning of [...(period.warning ? [period.warning] : []), ...options.warnings]) {
+      log.warn({}, warning);
+      this.#o.events.event(cr, 'Warning', 'InvalidAnnotation', warning);
+    }
     const requeue: Outcome = period.value > 0 ? { requeueAfterMs: period.value } : {};
+    if (cr.metadata.deletionTimestamp) return this.#delete(cr, options, period.value, log, signal);
 
-    if (cr.metadata.deletionTimestamp) return this.#delete(cr, log, signal);
-
-    let current = cr;
     const finalizers = withFinalizer(cr.metadata.finalizers);
-    if (finalizers) current = await this.#o.crs.setFinalizers(cr, finalizers, { signal });
+    const current = finalizers ? await this.#o.crs.setFinalizers(cr, finalizers, { signal }) : cr;
+    const stored = readStatus(current.status);
+    const generation = current.metadata.generation;
+    // A new spec starts with a clean failure count (and the controller has already reset its backoff).
+    const base: HelmAppStatus = {
+      ...(stored.observedGeneration === generation ? stored : withoutFailures(stored)),
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+    };
+    const write = (after: HelmAppStatus) => this.#write(current, stored, after, signal);
+    const irreconcilable = async (message: string) => {
+      await write(failedStatus(base, 'Irreconcilable', 'ReconcileError', message, this.#now()));
+      this.#o.events.event(current, 'Warning', 'ReconcileError', message);
+    };
 
-    const release = cr.metadata.name;
-    const ns = cr.metadata.namespace ?? '';
-    const before = readStatus(current.status);
+    const release = current.metadata.name;
+    if (release.length > MAX_RELEASE_NAME) {
+      await irreconcilable(
+        `release name ${JSON.stringify(release)} is ${release.length} characters; Helm allows at most ${MAX_RELEASE_NAME}: use a shorter name for the custom resource`,
+      );
+      throw new TerminalError(`${key}: name too long for a Helm release`);
+    }
     const spec = current.spec ?? {};
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
-      const status = failedStatus(
-        before,
-        'Irreconcilable',
-        'ReconcileError',
-        'spec must be an object (the chart values)',
-        this.#now(),
-      );
-      await this.#write(current, before, status, signal);
+      await irreconcilable('spec must be an object (the chart values)');
       throw new TerminalError(`${key}: spec is not an object`);
     }
     const values = deepMerge(spec as Record<string, unknown>, this.#overrides);
-    const fingerprint = fingerprintLabel(
-      releaseFingerprint({
-        chartDigest: await chartDigest(this.#o.watch.chart, { signal }),
-        values,
-        options: { dryRunOption: this.#o.watch.dryRunOption ?? '' },
-      }),
-    );
+    const labels = {
+      [FINGERPRINT_LABEL]: fingerprintLabel(
+        releaseFingerprint({
+          chartDigest: await chartDigest(this.#o.watch.chart, { signal }),
+          values,
+          options: { dryRunOption: this.#o.watch.dryRunOption ?? '' },
+        }),
+      ),
+    };
 
-    const history = await this.#o.releases.history(ns, release, { signal });
-    const state = summarize(history.map((h) => h.release));
-    const deployed = history.find((h) => h.release === state.deployed);
-    const labels = { [FINGERPRINT_LABEL]: fingerprint };
-
-    let result: HelmReleaseResult | undefined;
-    let reason: 'InstallSuccessful' | 'UpgradeSuccessful';
+    let history: Awaited<ReturnType<ReleaseReader['history']>>;
     try {
-      if (!state.deployed) {
-        if (state.latest) {
-          // A release with no deployed revision (e.g. a failed install) is removed so the install starts clean.
-          log.info({ release, status: state.latest.info.status }, 'Removing release without a deployed revision');
-          await this.#o.helm.uninstall({ release, namespace: ns, signal });
-        }
-        result = await this.#o.helm.install({
-          release,
-          namespace: ns,
-          chart: this.#o.watch.chart,
-          values,
-          labels,
-          signal,
-        });
-        reason = 'InstallSuccessful';
-        log.info({ release, revision: result.version }, 'Installed release');
-      } else if (deployed?.labels[FINGERPRINT_LABEL] !== fingerprint || state.latest !== state.deployed) {
-        result = await this.#o.helm.upgrade({
-          release,
-          namespace: ns,
-          chart: this.#o.watch.chart,
-          values,
-          labels,
-          signal,
-        });
-        reason = 'UpgradeSuccessful';
-        log.info({ release, revision: result.version }, 'Upgraded release');
-      } else {
-        reason = state.deployed.version === 1 ? 'InstallSuccessful' : 'UpgradeSuccessful';
-      }
+      history = await this.#o.releases.history(namespace, release, { signal });
     } catch (err) {
-      const failedReason = state.deployed ? 'UpgradeError' : 'InstallError';
-      const message = err instanceof Error ? err.message : String(err);
-      await this.#write(
-        current,
-        before,
-        failedStatus(before, 'ReleaseFailed', failedReason, message, this.#now()),
-        signal,
-      );
+      await irreconcilable(`cannot read release ${release}: ${failureMessage(err)}`);
       throw err;
+    }
+    let state = summarize(history.map((h) => h.release));
+    const owner = state.latest?.chart.name;
+    if (owner !== undefined && owner !== this.#o.chartName) {
+      await irreconcilable(
+        `release ${release} already exists and belongs to chart ${JSON.stringify(owner)}, not ${JSON.stringify(this.#o.chartName)}; it is left untouched`,
+      );
+      return requeue;
+    }
+
+    const ctx: ActionContext = {
+      release,
+      namespace,
+      chart: this.#o.watch.chart,
+      values,
+      labels,
+      options,
+      helm: this.#o.helm,
+      releases: this.#o.releases,
+      log,
+      note: (type, reason, message) => this.#o.events.event(current, type, reason, message),
+      signal,
+    };
+    if (this.#o.inFlight.has(key)) {
+      // Another reconciler of this operator (a second kind with the same name and chart) is running helm on it.
+      throw new RetryLaterError(`${key}: another helm operation of this operator is running on the release`, 5_000);
+    }
+    let result: HelmReleaseResult | undefined;
+    let action = 'none' as 'install' | 'upgrade' | 'none';
+    try {
+      result = await this.#guard(key, async () => {
+        if (state.latest && isPending(state.latest.info.status)) state = await recoverPending(ctx, state);
+        const deployed = history.find((h) => h.release === state.deployed);
+        if (!state.deployed) {
+          action = 'install';
+          this.#overrideEvents(current);
+          const r = await install(ctx, state);
+          log.info({ release, revision: r.version }, 'Installed release');
+          return r;
+        }
+        if (deployed?.labels[FINGERPRINT_LABEL] !== labels[FINGERPRINT_LABEL] || state.latest !== state.deployed) {
+          action = 'upgrade';
+          this.#overrideEvents(current);
+          const r = await upgrade(ctx, state.deployed);
+          log.info({ release, revision: r.version, force: options.upgradeForce }, 'Upgraded release');
+          return r;
+        }
+        return undefined;
+      });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const message = failureMessage(err);
+      const reason = action === 'upgrade' ? 'UpgradeError' : 'InstallError';
+      const failed = isRenderError(err)
+        ? failedStatus(base, 'Irreconcilable', 'ReconcileError', message, this.#now())
+        : failedStatus(base, 'ReleaseFailed', reason, message, this.#now());
+      await write(failed);
+      const delay = releaseRetryDelay(failed.failures ?? 1, this.#o.releaseBackoff);
+      throw new RetryLaterError(`${key}: ${message}`, delay, { cause: err, ...codeOf(err) });
     }
     const rel = result ?? state.deployed;
     if (!rel) throw new Error(`${key}: no release after reconcile`); // unreachable: install or deployed is set
-    const status = deployedStatus(
-      before,
-      reason,
-      rel.info.notes ?? '',
-      { name: release, manifest: rel.manifest, revision: rel.version },
-      this.#now(),
-    );
-    await this.#write(current, before, status, signal);
+    const reason = result
+      ? action === 'install'
+        ? 'InstallSuccessful'
+        : 'UpgradeSuccessful'
+      : rel.version === 1
+        ? 'InstallSuccessful'
+        : 'UpgradeSuccessful';
+    const deployedRelease = { name: release, manifest: rel.manifest, revision: rel.version };
+    await write(deployedStatus(withoutFailures(base), reason, rel.info.notes ?? '', deployedRelease, this.#now()));
     return requeue;
   }
 
-  async #delete(cr: CustomResource, log: Logger, signal: AbortSignal): Promise<Outcome> {
+  async #delete(cr: CustomResource, options: ReleaseOptions, periodMs: number, log: Logger, signal: AbortSignal) {
     if (!hasOurFinalizer(cr.metadata.finalizers)) return {};
     const release = cr.metadata.name;
     const ns = cr.metadata.namespace ?? '';
-    const before = readStatus(cr.status);
+    const stored = readStatus(cr.status);
+    const key = `${ns}/${release}`;
     const history = await this.#o.releases.history(ns, release, { signal });
-    if (history.length > 0) {
-      try {
-        await this.#o.helm.uninstall({ release, namespace: ns, signal });
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        await this.#write(
-          cr,
-          before,
-          failedStatus(before, 'ReleaseFailed', 'UninstallError', message, this.#now()),
-          signal,
+    try {
+      if (history.length > 0) {
+        await this.#guard(key, () =>
+          this.#o.helm.uninstall({ release, namespace: ns, disableHooks: options.uninstallDisableHooks, signal }),
         );
-        throw err;
+        log.info({ release }, 'Uninstalled release');
+        this.#o.events.event(cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
+      } else {
+        log.info({ release }, 'Release not found');
       }
-      log.info({ release }, 'Uninstalled release');
-    } else {
-      log.info({ release }, 'Release not found');
+      const manifest = stored.deployedRelease?.manifest;
+      if (options.uninstallWait && manifest && this.#o.cleanup) {
+        const waiting = await this.#write(cr, stored, uninstalledStatus(stored, this.#now(), true), signal);
+        const { remaining } = await this.#o.cleanup(manifest, ns, signal);
+        if (remaining.length > 0) {
+          log.info({ release, remaining: remaining.length }, 'Waiting until all resources are deleted');
+          return { requeueAfterMs: Math.min(periodMs > 0 ? periodMs : 5_000, 5_000) };
+        }
+        return this.#release(waiting, readStatus(waiting.status), log, signal);
+      }
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const message = failureMessage(err);
+      const failed = failedStatus(stored, 'ReleaseFailed', 'UninstallError', message, this.#now());
+      await this.#write(cr, stored, failed, signal);
+      this.#o.events.event(cr, 'Warning', 'UninstallFailed', `Uninstall of release ${release} failed: ${message}`);
+      const delay = releaseRetryDelay(failed.failures ?? 1, this.#o.releaseBackoff);
+      throw new RetryLaterError(`${key}: ${message}`, delay, { cause: err, ...codeOf(err) });
     }
-    // Status first: once the finalizer is gone the object may vanish and a status write would fail.
-    const updated = await this.#write(cr, before, uninstalledStatus(before, this.#now()), signal);
+    return this.#release(cr, stored, log, signal);
+  }
+
+  /** Writes the final uninstalled status, then removes our finalizers (status first: the object may vanish). */
+  async #release(cr: CustomResource, stored: HelmAppStatus, log: Logger, signal: AbortSignal): Promise<Outcome> {
+    const updated = await this.#write(cr, stored, uninstalledStatus(stored, this.#now()), signal);
     const remaining = withoutFinalizers(updated.metadata.finalizers);
     if (remaining) await this.#o.crs.setFinalizers(updated, remaining, { signal });
-    log.info({ release }, 'Removed finalizer');
+    log.info({ release: cr.metadata.name }, 'Removing finalizer');
     return {};
+  }
+
+  /** Marks the release as worked on by this operator while `fn` runs (stuck-release detection reads it). */
+  async #guard<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    this.#o.inFlight.add(key);
+    try {
+      return await fn();
+    } finally {
+      this.#o.inFlight.delete(key);
+    }
+  }
+
+  #overrideEvents(cr: CustomResource): void {
+    for (const [k, v] of Object.entries(this.#o.watch.overrideValues)) {
+      const shown = this.#o.suppressOverrideValues ? '****' : v;
+      const message = `Chart value ${JSON.stringify(k)} overridden to ${JSON.stringify(shown)} by operator's watches.yaml`;
+      this.#o.events.event(cr, 'Warning', 'OverrideValuesInUse', message);
+    }
   }
 
   async #write(cr: CustomResource, before: HelmAppStatus, after: HelmAppStatus, signal: AbortSignal) {
@@ -186,6 +269,12 @@ export class HelmReconciler {
   #now(): number {
     return this.#o.clock.now();
   }
+}
+
+/** The failure's own code, so that logs and metrics show e.g. HELM_COMMAND_FAILED rather than RETRY_LATER. */
+function codeOf(err: unknown): { code?: string } {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? { code } : {};
 }
 
 /** A label value (at most 63 characters of [a-z0-9]) from a `sha256:<hex>` fingerprint. */

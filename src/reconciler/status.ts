@@ -32,7 +32,15 @@ export function readStatus(raw: unknown): HelmAppStatus {
           ...(typeof dr.revision === 'number' ? { revision: dr.revision } : {}),
         }
       : undefined;
-  return { conditions, ...(deployedRelease ? { deployedRelease } : {}) };
+  const num = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+  const observedGeneration = num(s.observedGeneration);
+  const failures = num(s.failures);
+  return {
+    conditions,
+    ...(deployedRelease ? { deployedRelease } : {}),
+    ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+    ...(failures ? { failures } : {}),
+  };
 }
 
 export function sameStatus(a: HelmAppStatus, b: HelmAppStatus): boolean {
@@ -56,10 +64,17 @@ export function deployedStatus(
   c = removeCondition(c, 'Irreconcilable');
   const message = trim(notes);
   c = setCondition(c, { type: 'Deployed', status: 'True', reason, ...(message ? { message } : {}) }, now);
-  return { conditions: c, deployedRelease };
+  return { conditions: c, deployedRelease, ...generationOf(before) };
 }
 
-/** ReleaseFailed (install/upgrade/uninstall errors) or Irreconcilable (inputs that cannot be reconciled). */
+function generationOf(s: HelmAppStatus): { observedGeneration?: number } {
+  return s.observedGeneration === undefined ? {} : { observedGeneration: s.observedGeneration };
+}
+
+/**
+ * ReleaseFailed (install/upgrade/uninstall errors) or Irreconcilable (inputs that cannot be reconciled); counts the
+ * failure. The other of the two failure conditions is removed, so exactly one says what is wrong now.
+ */
 export function failedStatus(
   before: HelmAppStatus,
   type: 'ReleaseFailed' | 'Irreconcilable',
@@ -67,17 +82,28 @@ export function failedStatus(
   message: string,
   now: number,
 ): HelmAppStatus {
-  const c = setCondition(
-    initialized(before.conditions, now),
-    { type, status: 'True', reason, message: trim(message) },
-    now,
-  );
-  return { ...before, conditions: c };
+  let c = initialized(before.conditions, now);
+  c = removeCondition(c, type === 'ReleaseFailed' ? 'Irreconcilable' : 'ReleaseFailed');
+  c = setCondition(c, { type, status: 'True', reason, message: trim(message) }, now);
+  return { ...before, conditions: c, failures: (before.failures ?? 0) + 1 };
+}
+
+/** The status with the failure counter cleared (a new spec starts counting afresh). */
+export function withoutFailures(s: HelmAppStatus): HelmAppStatus {
+  const { failures: _dropped, ...rest } = s;
+  return rest;
 }
 
 /** After a successful uninstall: Deployed=False/UninstallSuccessful and no deployedRelease. */
-export function uninstalledStatus(before: HelmAppStatus, now: number): HelmAppStatus {
+export function uninstalledStatus(before: HelmAppStatus, now: number, waiting = false): HelmAppStatus {
   let c = removeCondition(before.conditions, 'ReleaseFailed');
-  c = setCondition(c, { type: 'Deployed', status: 'False', reason: 'UninstallSuccessful' }, now);
-  return { conditions: c };
+  const message = waiting ? 'Waiting until all resources are deleted.' : undefined;
+  c = setCondition(
+    c,
+    { type: 'Deployed', status: 'False', reason: 'UninstallSuccessful', ...(message ? { message } : {}) },
+    now,
+  );
+  // While waiting, deployedRelease is kept: its manifest says which objects to wait for.
+  const keep = waiting && before.deployedRelease ? { deployedRelease: before.deployedRelease } : {};
+  return { conditions: c, ...keep, ...generationOf(before) };
 }

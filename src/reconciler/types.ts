@@ -28,10 +28,14 @@ export interface DeployedRelease {
   readonly revision?: number;
 }
 
-/** operator-sdk's HelmAppStatus. */
+/** operator-sdk's HelmAppStatus, plus observedGeneration and a Flux-style failure counter. */
 export interface HelmAppStatus {
   readonly conditions: readonly Condition[];
   readonly deployedRelease?: DeployedRelease;
+  /** metadata.generation of the spec this status describes. */
+  readonly observedGeneration?: number;
+  /** Consecutive failed attempts for the current spec; absent after a success. */
+  readonly failures?: number;
 }
 
 export interface Signal {
@@ -52,6 +56,11 @@ export interface CrAccess {
 export interface StoredRelease {
   readonly release: HelmRelease;
   readonly labels: Readonly<Record<string, string>>;
+}
+
+/** Records Kubernetes Events on the CR (fire-and-forget; never pass values in messages). */
+export interface EventSink {
+  event(cr: CustomResource, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
 /** Reads Helm's release records through the API, without spawning helm. */

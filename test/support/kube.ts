@@ -5,6 +5,7 @@ import {
   ApiException,
   ApiextensionsV1Api,
   AppsV1Api,
+  BatchV1Api,
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
@@ -15,6 +16,7 @@ export interface TestKube {
   readonly kubeconfig: string;
   readonly core: CoreV1Api;
   readonly apps: AppsV1Api;
+  readonly batch: BatchV1Api;
   readonly apiext: ApiextensionsV1Api;
   readonly custom: CustomObjectsApi;
 }
@@ -27,6 +29,7 @@ export function testKube(): TestKube {
     kubeconfig,
     core: kc.makeApiClient(CoreV1Api),
     apps: kc.makeApiClient(AppsV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
     apiext: kc.makeApiClient(ApiextensionsV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
   };

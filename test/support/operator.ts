@@ -158,3 +158,89 @@ export async function runCleanups(cleanups: (() => Promise<unknown>)[]): Promise
   }
   if (errors.length > 0) throw errors[0];
 }
+
+export const FAILING_CHART = join(ROOT, 'test/fixtures/charts/failing');
+
+export interface CrStatus {
+  conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  deployedRelease?: { name: string; manifest: string; revision?: number };
+  failures?: number;
+  observedGeneration?: number;
+}
+export interface Cr {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; finalizers?: string[]; generation?: number; resourceVersion?: string };
+  spec?: unknown;
+  status?: CrStatus;
+}
+
+/** Small CR helpers for one kind in one namespace. */
+export function crClient(kube: TestKube, kind: TestKind, namespace: string) {
+  const target = { group: kind.group, version: kind.version, plural: kind.plural, namespace };
+  const get = async (name: string) => (await kube.custom.getNamespacedCustomObject({ ...target, name })) as Cr;
+  return {
+    get,
+    async create(name: string, spec: unknown, metadata: Record<string, unknown> = {}) {
+      const body = {
+        apiVersion: `${kind.group}/${kind.version}`,
+        kind: kind.kind,
+        metadata: { ...metadata, name },
+        spec,
+      };
+      return (await kube.custom.createNamespacedCustomObject({ ...target, body })) as Cr;
+    },
+    /** Replaces the spec (read-modify-write; retried on conflict). */
+    async setSpec(name: string, spec: unknown) {
+      for (let attempt = 0; ; attempt++) {
+        const cr = await get(name);
+        try {
+          return (await kube.custom.replaceNamespacedCustomObject({ ...target, name, body: { ...cr, spec } })) as Cr;
+        } catch (err) {
+          if (attempt >= 5 || !(err instanceof Error && 'code' in err && err.code === 409)) throw err;
+        }
+      }
+    },
+    async delete(name: string) {
+      await kube.custom.deleteNamespacedCustomObject({ ...target, name }).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+    },
+    async condition(name: string, type: string) {
+      return (await get(name)).status?.conditions?.find((c) => c.type === type);
+    },
+  };
+}
+
+/** The revisions of a release as Helm recorded them, oldest first: "1:superseded", "2:deployed", … */
+export async function releaseRevisions(kube: TestKube, namespace: string, release: string): Promise<string[]> {
+  const list = await kube.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${release}` });
+  return list.items
+    .map((s) => ({ v: Number(s.metadata?.labels?.version), status: s.metadata?.labels?.status ?? '?' }))
+    .sort((a, b) => a.v - b.v)
+    .map((r) => `${r.v}:${r.status}`);
+}
+
+/**
+ * Marks the test chart's hook Jobs in `namespace` as complete (there is no job controller or kubelet in the test
+ * control plane, so helm would otherwise wait for them). Returns how many it completed.
+ */
+export async function completeHookJobs(kube: TestKube, namespace: string): Promise<number> {
+  const jobs = await kube.batch.listNamespacedJob({ namespace, labelSelector: 'test.helm-operator/hook=true' });
+  let done = 0;
+  for (const job of jobs.items) {
+    if (job.status?.conditions?.some((c) => c.type === 'Complete')) continue;
+    const now = new Date();
+    const condition = (type: string) => ({ type, status: 'True', lastProbeTime: now, lastTransitionTime: now });
+    job.status = {
+      ...job.status,
+      startTime: job.status?.startTime ?? now,
+      completionTime: now,
+      succeeded: 1,
+      conditions: [condition('SuccessCriteriaMet'), condition('Complete')],
+    };
+    await kube.batch.replaceNamespacedJobStatus({ name: job.metadata?.name ?? '', namespace, body: job });
+    done++;
+  }
+  return done;
+}

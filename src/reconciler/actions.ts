@@ -1,0 +1,132 @@
+// The helm actions of one reconcile with their failure remediation: a failed install is uninstalled, a failed
+// upgrade is rolled back to the last deployed revision, and a release stuck in pending-* (with no helm of ours on
+// it) is recovered. Called by HelmReconciler; never writes the CR (it returns what happened for the status).
+import type { Logger } from '../core/logger.js';
+import type { HelmClient, HelmReleaseResult } from '../helm/cli.js';
+import { type HistorySummary, isPending, summarize } from '../helm/history.js';
+import type { HelmRelease } from '../helm/release.js';
+import type { ReleaseOptions } from './annotations.js';
+import { failureMessage } from './classify.js';
+import type { ReleaseReader } from './types.js';
+
+export interface ActionContext {
+  readonly release: string;
+  readonly namespace: string;
+  readonly chart: string;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly options: ReleaseOptions;
+  readonly helm: HelmClient;
+  readonly releases: ReleaseReader;
+  readonly log: Logger;
+  /** Records what the operator did (Normal) or had to undo (Warning), for events. */
+  readonly note: (type: 'Normal' | 'Warning', reason: string, message: string) => void;
+  readonly signal: AbortSignal;
+}
+
+async function summary(ctx: ActionContext): Promise<HistorySummary> {
+  const history = await ctx.releases.history(ctx.namespace, ctx.release, { signal: ctx.signal });
+  return summarize(history.map((h) => h.release));
+}
+
+/**
+ * Unlocks a release whose latest revision is pending-* while no helm process of this operator works on it (the
+ * caller checks that): pending-upgrade/-rollback roll back to the last deployed revision; pending-install, or
+ * pending without any deployed revision, is uninstalled so that it can be installed again. Returns the new state.
+ */
+export async function recoverPending(ctx: ActionContext, state: HistorySummary): Promise<HistorySummary> {
+  const latest = state.latest;
+  if (!latest || !isPending(latest.info.status)) return state;
+  const { release, namespace, signal } = ctx;
+  const from = latest.info.status;
+  if (from === 'pending-install' || !state.deployed) {
+    await ctx.helm.uninstall({ release, namespace, signal });
+    ctx.note('Warning', 'ReleaseRecovered', `Release ${release} was stuck in ${from}; uninstalled it to install again`);
+  } else {
+    const revision = state.deployed.version;
+    await ctx.helm.rollback({ release, namespace, revision, force: ctx.options.rollbackForce, signal });
+    ctx.note(
+      'Warning',
+      'ReleaseRecovered',
+      `Release ${release} was stuck in ${from}; rolled back to revision ${revision}`,
+    );
+  }
+  ctx.log.info({ release, from }, 'Recovered stuck release');
+  return summary(ctx);
+}
+
+export async function install(ctx: ActionContext, state: HistorySummary): Promise<HelmReleaseResult> {
+  const { release, namespace, signal } = ctx;
+  if (state.latest) {
+    // A release without a deployed revision (a failed install) is removed so that the install starts clean.
+    ctx.log.info({ release, status: state.latest.info.status }, 'Removing release without a deployed revision');
+    await ctx.helm.uninstall({ release, namespace, signal });
+  }
+  try {
+    const result = await ctx.helm.install({
+      release,
+      namespace,
+      chart: ctx.chart,
+      values: ctx.values,
+      labels: ctx.labels,
+      disableHooks: ctx.options.installDisableHooks,
+      signal,
+    });
+    ctx.note('Normal', 'InstallSucceeded', `Installed release ${release} revision ${result.version}`);
+    return result;
+  } catch (err) {
+    ctx.note('Warning', 'InstallFailed', `Install of release ${release} failed: ${failureMessage(err)}`);
+    if (!signal.aborted) await uninstallFailedInstall(ctx);
+    throw err;
+  }
+}
+
+async function uninstallFailedInstall(ctx: ActionContext): Promise<void> {
+  const { release, namespace, signal } = ctx;
+  try {
+    const after = await summary(ctx);
+    if (!after.latest) return; // helm failed before recording anything (e.g. a render error)
+    await ctx.helm.uninstall({ release, namespace, signal });
+    ctx.log.info({ release }, 'Uninstalled failed install');
+  } catch (err) {
+    ctx.log.warn({ release, err: failureMessage(err) }, 'Could not uninstall failed install');
+  }
+}
+
+export async function upgrade(ctx: ActionContext, deployed: HelmRelease): Promise<HelmReleaseResult> {
+  const { release, namespace, signal } = ctx;
+  try {
+    const result = await ctx.helm.upgrade({
+      release,
+      namespace,
+      chart: ctx.chart,
+      values: ctx.values,
+      labels: ctx.labels,
+      force: ctx.options.upgradeForce,
+      disableHooks: ctx.options.upgradeDisableHooks,
+      signal,
+    });
+    ctx.note('Normal', 'UpgradeSucceeded', `Upgraded release ${release} to revision ${result.version}`);
+    return result;
+  } catch (err) {
+    ctx.note('Warning', 'UpgradeFailed', `Upgrade of release ${release} failed: ${failureMessage(err)}`);
+    if (!signal.aborted) await rollbackFailedUpgrade(ctx, deployed);
+    throw err;
+  }
+}
+
+async function rollbackFailedUpgrade(ctx: ActionContext, deployed: HelmRelease): Promise<void> {
+  const { release, namespace, signal } = ctx;
+  try {
+    const after = await summary(ctx);
+    // Nothing to undo when helm recorded no new revision (a render error) or the deployed one is still the latest.
+    if (!after.latest || after.latest.version <= deployed.version) return;
+    const revision = deployed.version;
+    await ctx.helm.rollback({ release, namespace, revision, force: ctx.options.rollbackForce, signal });
+    ctx.note('Normal', 'RolledBack', `Rolled back release ${release} to revision ${revision} after the failed upgrade`);
+    ctx.log.info({ release, revision }, 'Rolled back release');
+  } catch (err) {
+    ctx.note('Warning', 'RollbackFailed', `Rollback of release ${release} failed: ${failureMessage(err)}`);
+    ctx.log.warn({ release, err: failureMessage(err) }, 'Error rolling back release');
+  }
+}

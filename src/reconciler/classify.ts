@@ -1,0 +1,38 @@
+// Sorts helm failures: errors rendering the chart with the given values (template/values/schema problems) make a
+// CR Irreconcilable, since retrying the same inputs cannot help; everything else is a ReleaseFailed. Also the
+// backoff for failed releases. Pure; called by the reconciler.
+import { HelmCommandError } from '../helm/errors.js';
+
+const RENDER_ERRORS = [
+  /\btemplate: /,
+  /execution error at \(/,
+  /\bparse error\b/i,
+  /YAML parse error/,
+  /error converting YAML to JSON/,
+  /values don't meet the specifications of the schema/,
+  /unable to build kubernetes objects from (new )?release manifest/,
+];
+
+export function isRenderError(err: unknown): boolean {
+  return err instanceof HelmCommandError && RENDER_ERRORS.some((re) => re.test(err.stderr));
+}
+
+/** The short, user-facing text of a failure (helm's last `Error:` line when there is one). */
+export function failureMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export interface BackoffPolicy {
+  /** @default 10_000 */
+  readonly baseMs: number;
+  /** @default 900_000 (15 min) */
+  readonly maxMs: number;
+}
+
+export const DEFAULT_RELEASE_BACKOFF: BackoffPolicy = { baseMs: 10_000, maxMs: 900_000 };
+
+/** Delay before the next attempt after `failures` consecutive failures (1 → base, doubling, capped). */
+export function releaseRetryDelay(failures: number, policy: BackoffPolicy = DEFAULT_RELEASE_BACKOFF): number {
+  const n = Math.max(1, failures);
+  return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(n - 1, 30));
+}

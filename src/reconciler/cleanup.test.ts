@@ -1,0 +1,265 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../core/logger.js';
+import { ManifestParseError } from '../helm/manifest.js';
+import { ForbiddenError, KubeApiError, NotFoundError } from '../kube/errors.js';
+import type {
+  ApiResource,
+  DeleteOptions,
+  GroupVersionKind,
+  KubeClient,
+  KubeObject,
+  RequestOptions,
+} from '../kube/types.js';
+import { cleanupRelease } from './cleanup.js';
+
+const RESOURCES: ApiResource[] = [
+  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
+  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false },
+];
+
+const unused = (): Promise<never> => Promise.reject(new Error('cleanupRelease must only discover, get and delete'));
+const notFound = (what: string) => new NotFoundError({ status: 404, serverMessage: `${what} not found` });
+
+/** A tiny API server: discovery from RESOURCES, objects in memory, DELETE honouring finalizers. */
+class ServerFake implements KubeClient {
+  readonly objects = new Map<string, KubeObject>();
+  readonly discoverCalls: GroupVersionKind[] = [];
+  readonly getCalls: string[] = [];
+  readonly deleteCalls: Array<{ key: string; propagationPolicy: DeleteOptions['propagationPolicy'] }> = [];
+  readonly failures = new Map<string, Error>();
+  /** Keys of objects that something else deletes right after their next GET. */
+  readonly vanishing = new Set<string>();
+
+  add(res: ApiResource, namespace: string, name: string, metadata: KubeObject['metadata'] = {}): void {
+    const apiVersion = res.group === '' ? res.version : `${res.group}/${res.version}`;
+    const meta = { ...metadata, name, ...(res.namespaced ? { namespace } : {}) };
+    this.objects.set(key(res, namespace, name), { apiVersion, kind: res.kind, metadata: meta });
+  }
+
+  discover(gvk: GroupVersionKind): Promise<ApiResource> {
+    this.discoverCalls.push(gvk);
+    const failure = this.failures.get(`discover ${gvk.kind}`);
+    if (failure !== undefined) return Promise.reject(failure);
+    const res = RESOURCES.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
+    return res === undefined ? Promise.reject(notFound(`kind ${gvk.kind}`)) : Promise.resolve(res);
+  }
+
+  async get(res: ApiResource, namespace: string, name: string, options: RequestOptions): Promise<KubeObject> {
+    options.signal.throwIfAborted();
+    const k = key(res, namespace, name);
+    this.getCalls.push(k);
+    const failure = this.failures.get(`get ${k}`);
+    if (failure !== undefined) throw failure;
+    const obj = this.objects.get(k);
+    if (obj === undefined) throw notFound(k);
+    if (this.vanishing.delete(k)) this.objects.delete(k);
+    return obj;
+  }
+
+  async delete(res: ApiResource, namespace: string, name: string, options: DeleteOptions): Promise<void> {
+    const k = key(res, namespace, name);
+    this.deleteCalls.push({ key: k, propagationPolicy: options.propagationPolicy });
+    const failure = this.failures.get(`delete ${k}`);
+    if (failure !== undefined) throw failure;
+    const obj = this.objects.get(k);
+    if (obj === undefined) throw notFound(k);
+    if ((obj.metadata.finalizers ?? []).length === 0) this.objects.delete(k);
+    else obj.metadata.deletionTimestamp ??= '2024-01-01T00:00:00Z';
+  }
+
+  list = unused;
+  create = unused;
+  update = unused;
+  updateStatus = unused;
+  patch = unused;
+  watch = unused;
+  serverVersion = unused;
+}
+
+function key(res: ApiResource, namespace: string, name: string): string {
+  return res.namespaced ? `${res.plural}/${namespace}/${name}` : `${res.plural}/${name}`;
+}
+
+const [configMaps, serviceAccounts, clusterRoles] = RESOURCES as [ApiResource, ApiResource, ApiResource];
+
+function doc(source: string, apiVersion: string, kind: string, metadata: string): string {
+  return `---\n# Source: demo/templates/${source}\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n${metadata}\n`;
+}
+
+const MANIFEST = [
+  doc('blocked.yaml', 'v1', 'ConfigMap', '  name: blocked'),
+  doc('free.yaml', 'v1', 'ConfigMap', '  name: free\ndata:\n  password: hunter2'),
+  doc('sa.yaml', 'v1', 'ServiceAccount', '  name: demo\n  namespace: other'),
+  doc('role.yaml', 'rbac.authorization.k8s.io/v1', 'ClusterRole', '  name: demo-reader'),
+].join('');
+
+function run(kube: ServerFake, manifest = MANIFEST, signal = new AbortController().signal) {
+  return cleanupRelease({ kube, manifest, namespace: 'rel', signal, logger: silentLogger });
+}
+
+describe('cleanupRelease', () => {
+  it('reports nothing remaining and deletes nothing when every object is gone', async () => {
+    const kube = new ServerFake();
+    await expect(run(kube)).resolves.toEqual({ remaining: [] });
+    expect(kube.getCalls).toEqual([
+      'configmaps/rel/blocked',
+      'configmaps/rel/free',
+      'serviceaccounts/other/demo',
+      'clusterroles/demo-reader',
+    ]);
+    expect(kube.deleteCalls).toEqual([]);
+  });
+
+  it('re-deletes every object that still exists and reports the ones a finalizer holds back', async () => {
+    const kube = new ServerFake();
+    kube.add(configMaps, 'rel', 'blocked', { finalizers: ['example.com/hold'] });
+    kube.add(configMaps, 'rel', 'free');
+    kube.add(clusterRoles, '', 'demo-reader');
+
+    const { remaining } = await run(kube);
+
+    expect(kube.deleteCalls).toEqual([
+      { key: 'configmaps/rel/blocked', propagationPolicy: 'Background' },
+      { key: 'configmaps/rel/free', propagationPolicy: 'Background' },
+      { key: 'clusterroles/demo-reader', propagationPolicy: 'Background' },
+    ]);
+    expect(remaining).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'rel', name: 'blocked' }]);
+    expect([...kube.objects.keys()]).toEqual(['configmaps/rel/blocked']);
+  });
+
+  it('counts a Terminating object as remaining and deletes it again on every pass', async () => {
+    const kube = new ServerFake();
+    kube.add(configMaps, 'rel', 'blocked', {
+      finalizers: ['example.com/hold'],
+      deletionTimestamp: '2024-01-01T00:00:00Z',
+    });
+    for (let pass = 1; pass <= 2; pass++) {
+      const { remaining } = await run(kube);
+      expect(remaining).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'rel', name: 'blocked' }]);
+      expect(kube.deleteCalls).toHaveLength(pass);
+    }
+    kube.objects.delete('configmaps/rel/blocked'); // the finalizer was removed, so the server deleted it
+    await expect(run(kube)).resolves.toEqual({ remaining: [] });
+  });
+
+  it('puts namespaced objects without a namespace in the release namespace and gives cluster-scoped ones none', async () => {
+    const kube = new ServerFake();
+    kube.add(serviceAccounts, 'other', 'demo', { finalizers: ['x'] });
+    kube.add(clusterRoles, '', 'demo-reader', { finalizers: ['x'] });
+    kube.add(configMaps, 'rel', 'free', { finalizers: ['x'] });
+    const { remaining } = await run(kube);
+    expect(remaining).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'rel', name: 'free' },
+      { apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'other', name: 'demo' },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'demo-reader' },
+    ]);
+    expect(remaining[2]).not.toHaveProperty('namespace');
+  });
+
+  it('ignores a namespace set on a cluster-scoped object', async () => {
+    const kube = new ServerFake();
+    kube.add(clusterRoles, '', 'demo-reader', { finalizers: ['x'] });
+    const manifest = doc(
+      'role.yaml',
+      'rbac.authorization.k8s.io/v1',
+      'ClusterRole',
+      '  name: demo-reader\n  namespace: x',
+    );
+    await expect(run(kube, manifest)).resolves.toEqual({
+      remaining: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'demo-reader' }],
+    });
+  });
+
+  it('skips objects with the keep resource policy, and, like Helm, objects with any other resource policy', async () => {
+    const kube = new ServerFake();
+    kube.add(configMaps, 'rel', 'kept');
+    kube.add(configMaps, 'rel', 'odd-policy');
+    const manifest = [
+      doc('kept.yaml', 'v1', 'ConfigMap', '  name: kept\n  annotations:\n    helm.sh/resource-policy: " Keep "'),
+      doc('odd.yaml', 'v1', 'ConfigMap', '  name: odd-policy\n  annotations:\n    helm.sh/resource-policy: delete'),
+    ].join('');
+    await expect(run(kube, manifest)).resolves.toEqual({ remaining: [] });
+    expect(kube.getCalls).toEqual([]);
+    expect(kube.deleteCalls).toEqual([]);
+  });
+
+  it('counts objects of a kind the server no longer serves as gone, and discovers each kind once', async () => {
+    const kube = new ServerFake();
+    const manifest = [
+      doc('a.yaml', 'example.com/v1', 'Widget', '  name: a'),
+      doc('b.yaml', 'example.com/v1', 'Widget', '  name: b'),
+      doc('c.yaml', 'v1', 'ConfigMap', '  name: c'),
+      doc('d.yaml', 'v1', 'ConfigMap', '  name: d'),
+    ].join('');
+    await expect(run(kube, manifest)).resolves.toEqual({ remaining: [] });
+    expect(kube.discoverCalls).toEqual([
+      { group: 'example.com', version: 'v1', kind: 'Widget' },
+      { group: '', version: 'v1', kind: 'ConfigMap' },
+    ]);
+    expect(kube.getCalls).toEqual(['configmaps/rel/c', 'configmaps/rel/d']);
+  });
+
+  it('checks an object listed twice once', async () => {
+    const kube = new ServerFake();
+    kube.add(configMaps, 'rel', 'twice', { finalizers: ['x'] });
+    const manifest =
+      doc('a.yaml', 'v1', 'ConfigMap', '  name: twice') + doc('b.yaml', 'v1', 'ConfigMap', '  name: twice');
+    const { remaining } = await run(kube, manifest);
+    expect(remaining).toHaveLength(1);
+    expect(kube.deleteCalls).toHaveLength(1);
+  });
+
+  it('expands List documents', async () => {
+    const kube = new ServerFake();
+    kube.add(configMaps, 'rel', 'item', { finalizers: ['x'] });
+    const manifest =
+      '---\n# Source: demo/templates/list.yaml\napiVersion: v1\nkind: ConfigMapList\nitems:\n  - metadata: {name: item}\n';
+    await expect(run(kube, manifest)).resolves.toEqual({
+      remaining: [{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'rel', name: 'item' }],
+    });
+  });
+
+  it('tolerates an object that disappears between its GET and its DELETE', async () => {
+    const kube = new ServerFake();
+    kube.add(configMaps, 'rel', 'free');
+    kube.vanishing.add('configmaps/rel/free');
+    await expect(run(kube)).resolves.toEqual({ remaining: [] });
+    expect(kube.deleteCalls).toEqual([{ key: 'configmaps/rel/free', propagationPolicy: 'Background' }]);
+  });
+
+  it('propagates GET, DELETE and discovery errors other than NotFound', async () => {
+    const forbidden = new ForbiddenError({ status: 403 });
+    const onGet = new ServerFake();
+    onGet.failures.set('get configmaps/rel/free', forbidden);
+    await expect(run(onGet)).rejects.toBe(forbidden);
+
+    const onDelete = new ServerFake();
+    onDelete.add(configMaps, 'rel', 'free');
+    onDelete.failures.set('delete configmaps/rel/free', forbidden);
+    await expect(run(onDelete)).rejects.toBe(forbidden);
+
+    const onDiscover = new ServerFake();
+    const unavailable = new KubeApiError({ status: 503 });
+    onDiscover.failures.set('discover ServiceAccount', unavailable);
+    await expect(run(onDiscover)).rejects.toBe(unavailable);
+  });
+
+  it('rejects a malformed manifest without talking to the server', async () => {
+    const kube = new ServerFake();
+    const manifest = `${MANIFEST}---\n# Source: demo/templates/broken.yaml\nkind: [\n`;
+    await expect(run(kube, manifest)).rejects.toBeInstanceOf(ManifestParseError);
+    await expect(run(kube, manifest)).rejects.toThrow(/demo\/templates\/broken\.yaml/);
+    expect(kube.discoverCalls).toEqual([]);
+  });
+
+  it('stops when the signal is aborted', async () => {
+    const kube = new ServerFake();
+    kube.add(configMaps, 'rel', 'free');
+    const aborted = new AbortController();
+    const reason = new Error('shutting down');
+    aborted.abort(reason);
+    await expect(run(kube, MANIFEST, aborted.signal)).rejects.toBe(reason);
+    expect(kube.deleteCalls).toEqual([]);
+  });
+});
