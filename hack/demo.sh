@@ -12,6 +12,9 @@ OP_PID=
 stop() {
   trap - EXIT INT TERM
   if [[ -n $OP_PID ]] && kill -0 "$OP_PID" 2>/dev/null; then
+    # Ctrl-C already sent SIGINT to the operator (same process group): give it time to stop on its own, since a
+    # second signal makes it exit without waiting for helm.
+    for ((i = 0; i < 50; i++)); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.2; done
     kill -TERM "$OP_PID" 2>/dev/null || true
     wait "$OP_PID" 2>/dev/null || true
     echo "demo: operator stopped" >&2

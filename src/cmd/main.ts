@@ -74,13 +74,19 @@ async function run(argv: readonly string[]): Promise<number> {
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
 
+    // Persistent listeners (not `once`): execa's exit hook re-raises a signal that has no other listener, which
+    // would kill the process before helm children finish. A second signal stops at once.
     const stop = new AbortController();
     const onSignal = (sig: NodeJS.Signals) => {
-      logger.info({ signal: sig }, 'Stopping');
+      if (stop.signal.aborted) {
+        logger.warn({ signal: sig }, 'Second signal: exiting without waiting for helm');
+        process.exit(1);
+      }
+      logger.info({ signal: sig }, 'Stopping: waiting for running helm processes (SIGTERM sent to them)');
       stop.abort(new Error(`received ${sig}`));
     };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     await runOperator(
       {
         watches,

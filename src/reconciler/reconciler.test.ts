@@ -381,3 +381,27 @@ describe('HelmReconciler failure handling', () => {
     });
   });
 });
+
+describe('HelmReconciler deletion of a CR whose release name is taken by another chart', () => {
+  it('leaves that release installed and still removes the finalizer', async () => {
+    const w = world();
+    const other = {
+      name: 'web',
+      namespace: 'apps',
+      version: 1,
+      info: { status: 'deployed' as const },
+      chart: { name: 'redis', version: '1' },
+      config: {},
+      manifest: '',
+    };
+    w.history.push({ release: other, labels: {} });
+    const cr = w.cr;
+    if (!cr) throw new Error('CR vanished');
+    w.cr = { ...cr, metadata: { ...cr.metadata, finalizers: [FINALIZER], deletionTimestamp: '2026-01-01T00:05:00Z' } };
+    expect(await w.reconcile()).toEqual({});
+    expect(w.helmCalls).toEqual([]);
+    expect(w.history).toHaveLength(1);
+    expect(w.recorded).toContain('Warning:ReleaseConflict');
+    expect(w.cr).toBeUndefined();
+  });
+});

@@ -202,8 +202,18 @@ export class HelmReconciler {
     const stored = readStatus(cr.status);
     const key = `${ns}/${release}`;
     const history = await this.#o.releases.history(ns, release, { signal });
+    const owner = summarize(history.map((h) => h.release)).latest?.chart.name;
+    if (this.#o.inFlight.has(key)) {
+      throw new RetryLaterError(`${key}: another helm operation of this operator is running on the release`, 5_000);
+    }
+    // What the CR shows right now; the uninstall-wait path writes a waiting status first.
+    let shown = { cr, status: stored };
     try {
-      if (history.length > 0) {
+      if (owner !== undefined && owner !== this.#o.chartName) {
+        const message = `Release ${release} belongs to chart ${JSON.stringify(owner)}; left it installed`;
+        log.warn({ release, chart: owner }, 'Release of another chart left alone');
+        this.#o.events.event(cr, 'Warning', 'ReleaseConflict', message);
+      } else if (history.length > 0) {
         await this.#guard(key, () =>
           this.#o.helm.uninstall({ release, namespace: ns, disableHooks: options.uninstallDisableHooks, signal }),
         );
@@ -214,19 +224,20 @@ export class HelmReconciler {
       }
       const manifest = stored.deployedRelease?.manifest;
       if (options.uninstallWait && manifest && this.#o.cleanup) {
-        const waiting = await this.#write(cr, stored, uninstalledStatus(stored, this.#now(), true), signal);
+        const waiting = uninstalledStatus(stored, this.#now(), true);
+        shown = { cr: await this.#write(cr, stored, waiting, signal), status: waiting };
         const { remaining } = await this.#o.cleanup(manifest, ns, signal);
         if (remaining.length > 0) {
           log.info({ release, remaining: remaining.length }, 'Waiting until all resources are deleted');
           return { requeueAfterMs: Math.min(periodMs > 0 ? periodMs : 5_000, 5_000) };
         }
-        return this.#release(waiting, readStatus(waiting.status), log, signal);
+        return this.#release(shown.cr, waiting, log, signal);
       }
     } catch (err) {
       if (signal.aborted) throw err;
       const message = failureMessage(err);
-      const failed = failedStatus(stored, 'ReleaseFailed', 'UninstallError', message, this.#now());
-      await this.#write(cr, stored, failed, signal);
+      const failed = failedStatus(shown.status, 'ReleaseFailed', 'UninstallError', message, this.#now());
+      await this.#write(shown.cr, shown.status, failed, signal);
       this.#o.events.event(cr, 'Warning', 'UninstallFailed', `Uninstall of release ${release} failed: ${message}`);
       const delay = releaseRetryDelay(failed.failures ?? 1, this.#o.releaseBackoff);
       throw new RetryLaterError(`${key}: ${message}`, delay, { cause: err, ...codeOf(err) });

@@ -1,6 +1,6 @@
 // Runs the real operator (`node dist/cmd/main.js run`) as a child process for integration tests, with helm behind
 // a counting wrapper, and creates a CRD per test file so that files never share a kind. Test-only.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -63,6 +63,9 @@ export async function createTestCrd(kube: TestKube, kind = 'Nginx'): Promise<[Te
 }
 
 export interface OperatorProcess {
+  readonly pid: number;
+  /** SIGKILLs the operator and every helm process it started, as an OOM kill of the pod would. */
+  kill(): Promise<void>;
   /** Every helm process the operator started, in order: "install", "upgrade", "upgrade dry-run", … */
   helmCalls(): string[];
   /** Everything the operator logged so far. */
@@ -126,6 +129,28 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
     }),
   );
   return {
+    pid: child.pid ?? -1,
+    async kill() {
+      let out = '';
+      try {
+        out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' });
+      } catch {
+        // ps exits 1 when there are no children
+      }
+      const children = out
+        .split('\n')
+        .map((l) => Number(l.trim()))
+        .filter((p) => p > 0);
+      child.kill('SIGKILL');
+      for (const p of children) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await exited;
+    },
     helmCalls: () => finalCalls ?? readCalls(),
     output: () => out,
     exited,
