@@ -4,7 +4,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { inject } from 'vitest';
+import { inject, vi } from 'vitest';
 import type { TestKube } from './kube.js';
 import { isNotFound, uniqueName } from './kube.js';
 
@@ -45,13 +45,15 @@ export async function createTestCrd(kube: TestKube, kind = 'Nginx'): Promise<[Te
       },
     },
   });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const crd = await kube.apiext.readCustomResourceDefinition({ name });
-    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-    if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after 30s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(
+    async () => {
+      const crd = await kube.apiext.readCustomResourceDefinition({ name });
+      if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) {
+        throw new Error(`CRD ${name} is not Established yet`);
+      }
+    },
+    { timeout: 30_000, interval: 100 },
+  );
   return [
     { group, version: 'v1alpha1', kind, plural },
     async () => {

@@ -43,18 +43,20 @@ describe('stuck releases', () => {
     (await kube.core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${name}` })).items
       .filter((e) => e.reason === 'ReleaseRecovered')
       .map((e) => e.message ?? '');
-  /** Completes the chart's hook Jobs until stopped (helm waits for them; nothing else runs Jobs here). */
+  /** Completes the chart's hook Jobs every 200 ms until stopped (helm waits for them; nothing else runs Jobs here). */
   const hookCompleter = () => {
-    const stop = new AbortController();
-    const done = (async () => {
-      while (!stop.signal.aborted) {
-        await completeHookJobs(kube, ns).catch(() => 0);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    })();
+    let running = Promise.resolve();
+    const timer = setInterval(() => {
+      running = running.then(() =>
+        completeHookJobs(kube, ns).then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
+    }, 200);
     return async () => {
-      stop.abort();
-      await done;
+      clearInterval(timer);
+      await running;
     };
   };
 
