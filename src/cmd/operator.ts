@@ -75,7 +75,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     });
     const controller = new Controller({
       name,
-      reconcile: (key, s) => reconciler.reconcile(key, s),
+      reconcile: (key, s, log) => reconciler.reconcile(key, s, log),
       concurrency: watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles,
       clock: o.clock,
       logger: o.logger,

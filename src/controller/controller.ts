@@ -1,6 +1,7 @@
 // A controller: event sources (informers) feed "namespace/name" keys into a WorkQueue, and N workers hand them to
 // a reconcile function (errors → per-key backoff, requeueAfter → delayed add). Generic: knows nothing about Helm.
 // Called by the CLI per watched kind; never reads the environment and never exits the process.
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { type Outcome, runWorkers } from './workers.js';
@@ -15,7 +16,8 @@ export interface Source {
 export interface ControllerOptions {
   /** `<lowercase kind>-controller`, as operator-sdk names it; used in logs. */
   readonly name: string;
-  readonly reconcile: (key: string, signal: AbortSignal) => Promise<Outcome>;
+  /** Reconciles one key; `log` carries the controller name and a fresh reconcileID. */
+  readonly reconcile: (key: string, signal: AbortSignal, log: Logger) => Promise<Outcome>;
   /** Workers; the same key is never reconciled by two at once. */
   readonly concurrency: number;
   readonly clock: Clock;
@@ -60,14 +62,17 @@ export class Controller {
         concurrency: this.#o.concurrency,
         signal,
         handle: async (key, s) => {
+          const rlog = log.child({ reconcileID: randomUUID() });
           const started = performance.now();
-          const outcome = await this.#o.reconcile(key, s);
-          log.debug({ key, ms: Math.round(performance.now() - started) }, 'Reconciled');
-          return outcome;
-        },
-        onError: (key, err) => {
-          const e = err as { message?: string; code?: string };
-          log.error({ key, code: e.code, err: e.message }, 'Reconciler error');
+          try {
+            const outcome = await this.#o.reconcile(key, s, rlog);
+            rlog.debug({ key, ms: Math.round(performance.now() - started) }, 'Reconciled');
+            return outcome;
+          } catch (err) {
+            const e = err as { message?: string; code?: string };
+            rlog.error({ key, code: e.code, err: e.message }, 'Reconciler error');
+            throw err;
+          }
         },
       });
     } finally {

@@ -255,6 +255,20 @@ function helmError(command: string, stderr: string): HelmCommandError {
   });
 }
 
+/** A deployed release named like the CR, but of chart "redis". */
+const otherChartRelease = (): StoredRelease => ({
+  release: {
+    name: 'web',
+    namespace: 'apps',
+    version: 1,
+    info: { status: 'deployed' },
+    chart: { name: 'redis', version: '1' },
+    config: {},
+    manifest: '',
+  },
+  labels: {},
+});
+
 const condition = (cr: CustomResource | undefined, type: string) =>
   (cr?.status as HelmAppStatus | undefined)?.conditions.find((c) => c.type === type);
 
@@ -353,16 +367,7 @@ describe('HelmReconciler failure handling', () => {
   describe('when a release of that name belongs to another chart', () => {
     it('leaves it alone and sets Irreconcilable', async () => {
       const w = world();
-      const other = {
-        name: 'web',
-        namespace: 'apps',
-        version: 1,
-        info: { status: 'deployed' as const },
-        chart: { name: 'redis', version: '1' },
-        config: {},
-        manifest: '',
-      };
-      w.history.push({ release: other, labels: {} });
+      w.history.push(otherChartRelease());
       expect(await w.reconcile()).toEqual({ requeueAfterMs: 60_000 });
       expect(w.helmCalls).toEqual([]);
       expect(condition(w.cr, 'Irreconcilable')?.message).toContain('belongs to chart "redis"');
@@ -385,16 +390,7 @@ describe('HelmReconciler failure handling', () => {
 describe('HelmReconciler deletion of a CR whose release name is taken by another chart', () => {
   it('leaves that release installed and still removes the finalizer', async () => {
     const w = world();
-    const other = {
-      name: 'web',
-      namespace: 'apps',
-      version: 1,
-      info: { status: 'deployed' as const },
-      chart: { name: 'redis', version: '1' },
-      config: {},
-      manifest: '',
-    };
-    w.history.push({ release: other, labels: {} });
+    w.history.push(otherChartRelease());
     const cr = w.cr;
     if (!cr) throw new Error('CR vanished');
     w.cr = { ...cr, metadata: { ...cr.metadata, finalizers: [FINALIZER], deletionTimestamp: '2026-01-01T00:05:00Z' } };

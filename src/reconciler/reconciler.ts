@@ -62,11 +62,12 @@ export class HelmReconciler {
     this.#overrides = parseOverrides(options.watch.overrideValues);
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<Outcome> {
+  /** `logger` (with the controller's reconcileID) replaces the constructor's logger for this reconcile. */
+  async reconcile(key: string, signal: AbortSignal, logger: Logger = this.#o.logger): Promise<Outcome> {
     const [namespace = '', name = ''] = key.includes('/') ? key.split('/', 2) : ['', key];
     const cr = await this.#o.crs.get(namespace, name, { signal });
     if (!cr) return {};
-    const log = this.#o.logger.child({ namespace, name });
+    const log = logger.child({ namespace, name });
     const fallback = this.#o.watch.reconcilePeriodMs ?? this.#o.defaultReconcilePeriodMs;
     const period = reconcilePeriod(cr.metadata.annotations, fallback);
     const options = releaseOptions(cr.metadata.annotations);

@@ -74,6 +74,21 @@ describe('the operator, for one CR through its life', () => {
     const deploy = await kube.apps.readNamespacedDeployment({ name: `${name}-nginx`, namespace: ns });
     expect(deploy.spec?.replicas).toBe(2);
     expect(op.helmCalls()).toEqual(['version', 'install']);
+    const installed = op
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"Installed release"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(installed).toEqual([
+      expect.objectContaining({
+        controller: `${kind.kind.toLowerCase()}-controller`,
+        namespace: ns,
+        name,
+        release: name,
+        revision: 1,
+        reconcileID: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      }),
+    ]);
   });
 
   it('upgrades exactly once (revision 2) when the spec changes', async () => {
