@@ -40,10 +40,13 @@ describe('parseRunFlags', () => {
   });
 
   it('lists flags that are parsed but not implemented yet', () => {
-    expect(parseRunFlags(['--leader-elect', '--metrics-bind-address=:9090'], ctx).notYet).toEqual([
-      '--leader-elect',
-      '--metrics-bind-address',
-    ]);
+    const opts = parseRunFlags(
+      ['--leader-elect', '--metrics-bind-address=:9090', '--health-probe-bind-address=0'],
+      ctx,
+    );
+    expect(opts.notYet).toEqual(['--leader-elect']);
+    expect(opts).toMatchObject({ metricsBindAddress: ':9090', healthProbeBindAddress: '0' });
+    expect(parseRunFlags(['--metrics-addr=127.0.0.1:1'], ctx).metricsBindAddress).toBe('127.0.0.1:1');
   });
 
   it.each([

@@ -33,9 +33,9 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'watches-file': { kind: 'string' },
   'reconcile-period': { kind: 'duration' },
   'max-concurrent-reconciles': { kind: 'int' },
-  'metrics-bind-address': { kind: 'string', notYet: true },
-  'metrics-addr': { kind: 'string', notYet: true },
-  'health-probe-bind-address': { kind: 'string', notYet: true },
+  'metrics-bind-address': { kind: 'string' },
+  'metrics-addr': { kind: 'string' },
+  'health-probe-bind-address': { kind: 'string' },
   'leader-elect': { kind: 'bool', notYet: true },
   'enable-leader-election': { kind: 'bool', notYet: true },
   'leader-election-id': { kind: 'string', notYet: true },
@@ -144,8 +144,10 @@ Flags (operator-sdk helm-operator names and defaults):
   --zap-log-level level              debug, info, error, or an integer verbosity (default info)
   --zap-stacktrace-level, --zap-time-encoding   accepted for compatibility; ignored
   --suppress-override-values         show overridden values as **** in OverrideValuesInUse events
+  --metrics-bind-address string      where GET /metrics is served, "0" disables (default ":8080");
+                                     --metrics-addr is its older name
+  --health-probe-bind-address string where GET /healthz and /readyz are served, "0" disables (default ":8081")
 Parsed for compatibility, not implemented yet (a warning is logged when set):
-  --metrics-bind-address (":8080"), --metrics-addr, --health-probe-bind-address (":8081"),
   --leader-elect, --enable-leader-election, --leader-election-id, --leader-election-namespace,
   --enable-http2, --metrics-secure, --metrics-require-rbac
 `;

@@ -6,14 +6,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadWatches } from '../config/watches.js';
+import type { Controller } from '../controller/controller.js';
 import { realClock } from '../core/clock.js';
 import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { checkHelmVersion, createHelmCli } from '../helm/cli.js';
 import { createKubeClient } from '../kube/client.js';
 import { createLogger } from '../observability/logger.js';
+import { OperatorMetrics } from '../observability/metrics.js';
+import { type HttpServers, startHttpServers } from '../server/http.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
+import { timedHelm } from './helm-metrics.js';
 import { watchNamespaces } from './namespaces.js';
 import { runOperator } from './operator.js';
 
@@ -53,6 +57,7 @@ async function run(argv: readonly string[]): Promise<number> {
   }
   let logger: Logger = createLogger();
   let workDir: string | undefined;
+  let servers: HttpServers | undefined;
   try {
     const opts = parseRunFlags(argv, { env: process.env, cpus: availableParallelism() });
     logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
@@ -62,8 +67,26 @@ async function run(argv: readonly string[]): Promise<number> {
     const { watches, warnings } = loadWatches(opts.watchesFile, { env: process.env, cwd: process.cwd() });
     for (const w of warnings) logger.warn({ file: opts.watchesFile }, w);
 
+    // Served before helm, discovery and informers: /healthz answers at once, /readyz is 503 until every
+    // controller's informers have synced.
+    const metrics = new OperatorMetrics({ version: VERSION });
+    let controllers: readonly Controller[] | undefined;
+    servers = await startHttpServers({
+      metricsAddress: opts.metricsBindAddress,
+      probeAddress: opts.healthProbeBindAddress,
+      metrics,
+      readyz: () => {
+        if (controllers === undefined) return 'controllers are not started yet';
+        const waiting = controllers.filter((c) => !c.synced()).map((c) => c.name);
+        return waiting.length === 0 ? true : `waiting for the first sync of: ${waiting.join(', ')}`;
+      },
+      logger,
+    });
+
     workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
-    const helm = createHelmCli({ binary: opts.helmBinary, workDir, env: process.env });
+    const helm = timedHelm(createHelmCli({ binary: opts.helmBinary, workDir, env: process.env }), (a, r, sec) =>
+      metrics.helmExec(a, r, sec),
+    );
     const helmVersion = await helm.version({ signal: AbortSignal.timeout(30_000) });
     checkHelmVersion(helmVersion);
     logger.info({ helm: helmVersion.version, binary: opts.helmBinary }, 'Found helm');
@@ -98,6 +121,10 @@ async function run(argv: readonly string[]): Promise<number> {
         clock: realClock,
         logger,
         suppressOverrideValues: opts.suppressOverrideValues,
+        metrics,
+        onControllers: (built) => {
+          controllers = built;
+        },
       },
       stop.signal,
     );
@@ -108,6 +135,7 @@ async function run(argv: readonly string[]): Promise<number> {
     logger.error({ code }, message(err));
     return 1;
   } finally {
+    await servers?.close();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -14,6 +14,7 @@ import { FINALIZER } from '../finalizers/finalizers.js';
 import type { HelmClient } from '../helm/cli.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
+import type { OperatorMetrics } from '../observability/metrics.js';
 import { cleanupRelease } from '../reconciler/cleanup.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
 import { crAccess, releaseReader } from './adapters.js';
@@ -32,6 +33,10 @@ export interface OperatorOptions {
   readonly suppressOverrideValues: boolean;
   /** Stops event writes on shutdown. */
   readonly eventsSignal?: AbortSignal;
+  /** Reconcile, workqueue and resource_created_at_seconds metrics. @default none */
+  readonly metrics?: OperatorMetrics;
+  /** Called once every controller is built (before any starts), e.g. to answer readiness probes. */
+  readonly onControllers?: (controllers: readonly Controller[]) => void;
 }
 
 /** Resolves every watch to its API resource (failing clearly when a CRD is missing), then runs until aborted. */
@@ -79,7 +84,13 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       concurrency: watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles,
       clock: o.clock,
       logger: o.logger,
+      ...(o.metrics ? { metrics: o.metrics.controller(name) } : {}),
     });
+    const created = (obj: KubeObject) => {
+      const labels = { ...gvk, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? '' };
+      const at = obj.metadata.creationTimestamp;
+      return { labels, at: typeof at === 'string' ? at : undefined };
+    };
     const namespaces = res.namespaced ? o.namespaces : [''];
     for (const namespace of namespaces) {
       const informer = new Informer({
@@ -93,21 +104,31 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
         },
       });
       informer.addEventHandler({
-        onAdd: (obj) => controller.enqueue(keyOf(obj)),
+        onAdd: (obj) => {
+          const c = created(obj);
+          o.metrics?.resourceSeen(c.labels, c.at);
+          controller.enqueue(keyOf(obj));
+        },
         onUpdate: (old, obj) => {
+          const c = created(obj);
+          o.metrics?.resourceSeen(c.labels, c.at);
           // Our own status writes would otherwise re-trigger every CR at once and defeat the failure backoff.
           if (!changedBeyondStatus(old, obj)) return;
           // A new spec deserves a prompt attempt: it resets the key's backoff (operator-sdk keeps it).
           if (old.metadata.generation !== obj.metadata.generation) controller.queue.forget(keyOf(obj));
           controller.enqueue(keyOf(obj));
         },
-        onDelete: (obj) => controller.enqueue(keyOf(obj)),
+        onDelete: (obj) => {
+          o.metrics?.resourceDeleted(created(obj).labels);
+          controller.enqueue(keyOf(obj));
+        },
       });
       controller.addSource(informer);
     }
     logger.info({ gvk: gvkText, chart: watch.chart, namespaces }, 'Watching resource');
     controllers.push(controller);
   }
+  o.onControllers?.(controllers);
   await Promise.all(controllers.map((c) => c.run(signal)));
 }
 

@@ -11,6 +11,23 @@ import { WorkQueue } from './workqueue.js';
 export interface Source {
   start(signal: AbortSignal): Promise<void>;
   waitForSync(signal: AbortSignal): Promise<void>;
+  /** True once the first list is in. */
+  hasSynced(): boolean;
+}
+
+/** controller_runtime_reconcile_total's result label. */
+export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+/** Where one controller reports its reconcile and workqueue metrics; implementations must not throw. */
+export interface ControllerMetrics {
+  /** The controller starts: its worker count and a live view of its queue depth. */
+  init(maxConcurrent: number, depth: () => number): void;
+  reconciled(result: ReconcileResult, seconds: number): void;
+  activeWorkers(delta: 1 | -1): void;
+  queueAdd(): void;
+  queueGet(key: string, waitSeconds: number): void;
+  queueDone(key: string, workSeconds: number): void;
+  queueRetry(): void;
 }
 
 export interface ControllerOptions {
@@ -22,6 +39,8 @@ export interface ControllerOptions {
   readonly concurrency: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Reconcile and workqueue metrics. @default none */
+  readonly metrics?: ControllerMetrics;
 }
 
 export class Controller {
@@ -31,7 +50,29 @@ export class Controller {
 
   constructor(options: ControllerOptions) {
     this.#o = options;
-    this.queue = new WorkQueue<string>({ clock: options.clock });
+    const m = options.metrics;
+    this.queue = new WorkQueue<string>({
+      clock: options.clock,
+      ...(m
+        ? {
+            hooks: {
+              onAdd: () => m.queueAdd(),
+              onGet: (key, waitedMs) => m.queueGet(key, waitedMs / 1000),
+              onDone: (key, workMs) => m.queueDone(key, workMs / 1000),
+              onRetry: () => m.queueRetry(),
+            },
+          }
+        : {}),
+    });
+  }
+
+  get name(): string {
+    return this.#o.name;
+  }
+
+  /** True when every source has its first list in (readiness). */
+  synced(): boolean {
+    return this.#sources.every((s) => s.hasSynced());
   }
 
   /** Adds a key (de-duplicated); what informer handlers call. */
@@ -54,6 +95,8 @@ export class Controller {
       throw err;
     }
     log.info({ workers: this.#o.concurrency }, 'Starting workers');
+    const m = this.#o.metrics;
+    m?.init(this.#o.concurrency, () => this.queue.len());
     const onAbort = () => this.queue.shutDown();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -64,14 +107,22 @@ export class Controller {
         handle: async (key, s) => {
           const rlog = log.child({ reconcileID: randomUUID() });
           const started = performance.now();
+          const seconds = () => (performance.now() - started) / 1000;
+          m?.activeWorkers(1);
           try {
             const outcome = await this.#o.reconcile(key, s, rlog);
             rlog.debug({ key, ms: Math.round(performance.now() - started) }, 'Reconciled');
+            const after = outcome.requeueAfterMs;
+            m?.reconciled(after !== undefined && after > 0 ? 'requeue_after' : 'success', seconds());
             return outcome;
           } catch (err) {
+            // Every throw is an error, a RetryLaterError included (controller-runtime counts every returned error).
+            m?.reconciled('error', seconds());
             const e = err as { message?: string; code?: string };
             rlog.error({ key, code: e.code, err: e.message }, 'Reconciler error');
             throw err;
+          } finally {
+            m?.activeWorkers(-1);
           }
         },
       });

@@ -18,6 +18,8 @@ export interface WorkQueueHooks<K extends string = string> {
   onGet?(key: K, waitedMs: number): void;
   /** A worker finished the key, `workMs` after it was handed out. */
   onDone?(key: K, workMs: number): void;
+  /** addRateLimited() was called for the key (client-go's workqueue_retries_total). */
+  onRetry?(key: K): void;
 }
 
 export interface WorkQueueOptions<K extends string = string> {
@@ -145,6 +147,7 @@ export class WorkQueue<K extends string = string> {
 
   /** Adds the key after its rate limiter's next delay (one more failure counted). */
   addRateLimited(key: K): void {
+    this.#hooks.onRetry?.(key);
     this.addAfter(key, this.#limiter.when(key));
   }
 

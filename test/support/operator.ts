@@ -93,22 +93,25 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
   writeFileSync(watchesFile, opts.watches);
   const helmLog = join(dir, 'helm-calls.log');
   writeFileSync(helmLog, '');
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [MAIN, 'run', `--watches-file=${watchesFile}`, ...(opts.args ?? [])],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        KUBECONFIG: cluster.kubeconfig,
-        HELM_BINARY: COUNTING_HELM,
-        COUNTING_HELM_REAL: opts.helm ?? Object.values(cluster.helms)[0],
-        COUNTING_HELM_LOG: helmLog,
-        ...opts.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  // Tests run several operators at once: the metrics and probe servers stay off unless a test asks for them.
+  const args = opts.args ?? [];
+  const has = (...flags: string[]) => args.some((a) => flags.some((f) => a === f || a.startsWith(`${f}=`)));
+  const off = [
+    ...(has('--metrics-bind-address', '--metrics-addr') ? [] : ['--metrics-bind-address=0']),
+    ...(has('--health-probe-bind-address') ? [] : ['--health-probe-bind-address=0']),
+  ];
+  const child: ChildProcess = spawn(process.execPath, [MAIN, 'run', `--watches-file=${watchesFile}`, ...off, ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KUBECONFIG: cluster.kubeconfig,
+      HELM_BINARY: COUNTING_HELM,
+      COUNTING_HELM_REAL: opts.helm ?? Object.values(cluster.helms)[0],
+      COUNTING_HELM_LOG: helmLog,
+      ...opts.env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => {
     out += d;

@@ -1,0 +1,235 @@
+// The operator's Prometheus metrics on a private prom-client Registry: controller-runtime's reconcile and workqueue
+// families (same names, labels and buckets), helm exec timings, CR creation times, build info, Node process metrics.
+// Built once by the CLI (main.ts) and passed down; the only module that imports prom-client, and no prom-client
+// type leaves it. Its methods never throw for unknown label values and never use the global registry.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ControllerMetrics, ReconcileResult } from '../controller/controller.js';
+
+/** controller-runtime's reconcile_time_seconds buckets (pkg/internal/controller/metrics). */
+export const RECONCILE_BUCKETS: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
+  2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+/** client-go's workqueue duration buckets: prometheus.ExponentialBuckets(10e-9, 10, 12). */
+export const WORKQUEUE_BUCKETS: readonly number[] = Array.from({ length: 12 }, (_, i) => Number(`1e${i - 8}`));
+/** helm processes take from a fraction of a second (version) to minutes (install --wait). */
+export const HELM_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+export type HelmAction = 'install' | 'upgrade' | 'uninstall' | 'rollback' | 'version';
+
+/** Identifies one custom resource for resource_created_at_seconds. */
+export interface ResourceLabels {
+  readonly name: string;
+  readonly namespace: string;
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+export interface MetricsOptions {
+  readonly version: string;
+  /** @default "unknown" */
+  readonly commit?: string;
+  /** Node process and runtime metrics (process_*, nodejs_*). @default true */
+  readonly defaultMetrics?: boolean;
+}
+
+interface QueueState {
+  readonly depth: () => number;
+  /** Keys being processed → performance.now() when handed out. */
+  readonly processing: Map<string, number>;
+}
+
+export class OperatorMetrics {
+  readonly #registry = new Registry();
+  readonly #queues = new Map<string, QueueState>();
+  readonly #reconcileTotal: Counter<'controller' | 'result'>;
+  readonly #reconcileErrors: Counter<'controller'>;
+  readonly #reconcileTime: Histogram<'controller'>;
+  readonly #maxConcurrent: Gauge<'controller'>;
+  readonly #activeWorkers: Gauge<'controller'>;
+  readonly #adds: Counter<'name' | 'controller'>;
+  readonly #queueDuration: Histogram<'name' | 'controller'>;
+  readonly #workDuration: Histogram<'name' | 'controller'>;
+  readonly #retries: Counter<'name' | 'controller'>;
+  readonly #createdAt: Gauge<keyof ResourceLabels>;
+  readonly #helmExec: Histogram<'action' | 'result'>;
+
+  constructor(options: MetricsOptions) {
+    const registers = [this.#registry];
+    const queues = this.#queues;
+    const perQueue = (g: Gauge<'name' | 'controller'>, value: (q: QueueState, now: number) => number) => {
+      const now = performance.now();
+      for (const [name, q] of queues) g.set({ name, controller: name }, value(q, now));
+    };
+    this.#reconcileTotal = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.#reconcileErrors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#reconcileTime = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: [...RECONCILE_BUCKETS],
+      registers,
+    });
+    this.#maxConcurrent = new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#activeWorkers = new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        perQueue(this, (q) => q.depth());
+      },
+    });
+    this.#adds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    this.#queueDuration = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name', 'controller'],
+      buckets: [...WORKQUEUE_BUCKETS],
+      registers,
+    });
+    this.#workDuration = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames: ['name', 'controller'],
+      buckets: [...WORKQUEUE_BUCKETS],
+      registers,
+    });
+    this.#retries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    new Gauge({
+      name: 'workqueue_unfinished_work_seconds',
+      help:
+        "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. " +
+        'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate ' +
+        'at which this increases.',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        perQueue(this, (q, now) => [...q.processing.values()].reduce((sum, t) => sum + (now - t) / 1000, 0));
+      },
+    });
+    new Gauge({
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'How many seconds has the longest running processor for workqueue been running.',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        perQueue(this, (q, now) => [...q.processing.values()].reduce((max, t) => Math.max(max, (now - t) / 1000), 0));
+      },
+    });
+    new Gauge({
+      name: 'helm_operator_build_info',
+      help: 'Build information for the helm-operator binary',
+      labelNames: ['version', 'commit'],
+      registers,
+    }).set({ version: options.version, commit: options.commit ?? 'unknown' }, 1);
+    this.#createdAt = new Gauge({
+      name: 'resource_created_at_seconds',
+      help: 'Timestamp at which a resource was created',
+      labelNames: ['name', 'namespace', 'group', 'version', 'kind'],
+      registers,
+    });
+    this.#helmExec = new Histogram({
+      name: 'helm_operator_helm_exec_duration_seconds',
+      help: 'How long each helm process took, by helm action and result',
+      labelNames: ['action', 'result'],
+      buckets: [...HELM_BUCKETS],
+      registers,
+    });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.#registry });
+  }
+
+  /** The sink one Controller reports to; its workqueue series use the controller name as name and controller. */
+  controller(name: string): ControllerMetrics {
+    const c = { controller: name };
+    const q = { name, controller: name };
+    const processing = new Map<string, number>();
+    return {
+      init: (maxConcurrent, depth) => {
+        this.#queues.set(name, { depth, processing });
+        this.#maxConcurrent.set(c, maxConcurrent);
+        this.#activeWorkers.set(c, 0);
+        for (const result of ['success', 'error', 'requeue', 'requeue_after'] as const) {
+          this.#reconcileTotal.inc({ ...c, result }, 0);
+        }
+        this.#reconcileErrors.inc(c, 0);
+        this.#adds.inc(q, 0);
+        this.#retries.inc(q, 0);
+      },
+      reconciled: (result: ReconcileResult, seconds) => {
+        this.#reconcileTotal.inc({ ...c, result });
+        if (result === 'error') this.#reconcileErrors.inc(c);
+        this.#reconcileTime.observe(c, seconds);
+      },
+      activeWorkers: (delta) => this.#activeWorkers.inc(c, delta),
+      queueAdd: () => this.#adds.inc(q),
+      queueGet: (key, waitSeconds) => {
+        processing.set(key, performance.now());
+        this.#queueDuration.observe(q, waitSeconds);
+      },
+      queueDone: (key, workSeconds) => {
+        processing.delete(key);
+        this.#workDuration.observe(q, workSeconds);
+      },
+      queueRetry: () => this.#retries.inc(q),
+    };
+  }
+
+  /** Sets resource_created_at_seconds for a CR the informer saw (creationTimestamp is RFC 3339). */
+  resourceSeen(labels: ResourceLabels, creationTimestamp: string | undefined): void {
+    const ms = creationTimestamp === undefined ? Number.NaN : Date.parse(creationTimestamp);
+    if (Number.isFinite(ms)) this.#createdAt.set(ordered(labels), ms / 1000);
+  }
+
+  /** Drops the CR's resource_created_at_seconds series. */
+  resourceDeleted(labels: ResourceLabels): void {
+    this.#createdAt.remove(ordered(labels));
+  }
+
+  /** Records one helm process (or client call) by action and outcome. */
+  helmExec(action: HelmAction, result: 'success' | 'error', seconds: number): void {
+    this.#helmExec.observe({ action, result }, seconds);
+  }
+
+  /** The Prometheus text exposition of every family. */
+  async render(): Promise<{ readonly contentType: string; readonly body: string }> {
+    return { contentType: this.#registry.contentType, body: await this.#registry.metrics() };
+  }
+}
+
+/** prom-client prints labels in the object's key order: keep controller-runtime's name, namespace, group, … */
+function ordered(l: ResourceLabels): ResourceLabels {
+  return { name: l.name, namespace: l.namespace, group: l.group, version: l.version, kind: l.kind };
+}

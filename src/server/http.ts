@@ -1,0 +1,129 @@
+// The metrics (`GET /metrics`) and health-probe (`GET /healthz`, `GET /readyz`) HTTP servers, on Go-style
+// addresses (":8080", "127.0.0.1:8080", "[::1]:8080"; port 0 picks a free port; "0" disables the server).
+// Started by the CLI (main.ts) before discovery; the only module that runs an HTTP server. It never exits the process:
+// a port it cannot bind is a ConfigError naming the flag.
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+
+export interface MetricsSource {
+  render(): Promise<{ readonly contentType: string; readonly body: string }>;
+}
+
+export interface HttpServersOptions {
+  /** --metrics-bind-address; "0" disables. */
+  readonly metricsAddress: string;
+  /** --health-probe-bind-address; "0" disables. */
+  readonly probeAddress: string;
+  readonly metrics: MetricsSource;
+  /** true when ready, else the reason (served with 503). */
+  readonly readyz: () => true | string;
+  readonly logger: Logger;
+}
+
+export interface HttpServers {
+  /** The bound addresses ("host:port"); absent when that server is disabled. */
+  readonly addresses: { readonly metrics?: string; readonly probe?: string };
+  close(): Promise<void>;
+}
+
+/** Parses a Go listen address; undefined for "0" (disabled). Throws a ConfigError naming `flag`. */
+export function parseBindAddress(raw: string, flag: string): { host: string; port: number } | undefined {
+  if (raw === '0') return undefined;
+  const m = /^(?:\[([^\]]*)\]|([^:[\]]*)):(\d{1,5})$/.exec(raw);
+  const port = Number(m?.[3]);
+  if (!m || port > 65535) {
+    throw new ConfigError(
+      `--${flag}: ${JSON.stringify(raw)} is not an address like ":8080" or "127.0.0.1:8080" (or "0")`,
+    );
+  }
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
+/** Starts the enabled servers; rejects (closing any already started) when one cannot bind. */
+export async function startHttpServers(o: HttpServersOptions): Promise<HttpServers> {
+  const metricsAt = parseBindAddress(o.metricsAddress, 'metrics-bind-address');
+  const probeAt = parseBindAddress(o.probeAddress, 'health-probe-bind-address');
+  const servers: Server[] = [];
+  const addresses: { metrics?: string; probe?: string } = {};
+  const close = async () => {
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeAllConnections();
+          }),
+      ),
+    );
+  };
+  try {
+    if (metricsAt) {
+      const server = createServer((req, res) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return void send(res, 405, 'method not allowed\n');
+        if (path(req.url) !== '/metrics') return void send(res, 404, '404 page not found\n');
+        o.metrics.render().then(
+          ({ contentType, body }) => send(res, 200, body, contentType),
+          (err: unknown) => {
+            o.logger.error({ err: String(err) }, 'Cannot render metrics');
+            send(res, 500, 'cannot render metrics\n');
+          },
+        );
+      });
+      addresses.metrics = await listen(server, metricsAt, 'metrics-bind-address');
+      servers.push(server);
+      o.logger.info({ address: addresses.metrics }, 'Serving metrics');
+    }
+    if (probeAt) {
+      const server = createServer((req, res) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return void send(res, 405, 'method not allowed\n');
+        const p = path(req.url);
+        if (p === '/healthz') return void send(res, 200, 'ok');
+        if (p !== '/readyz') return void send(res, 404, '404 page not found\n');
+        let ready: true | string;
+        try {
+          ready = o.readyz();
+        } catch (err) {
+          ready = `readiness check failed: ${String(err)}`;
+        }
+        if (ready === true) send(res, 200, 'ok');
+        else send(res, 503, `${ready}\n`);
+      });
+      addresses.probe = await listen(server, probeAt, 'health-probe-bind-address');
+      servers.push(server);
+      o.logger.info({ address: addresses.probe }, 'Serving health probes');
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { addresses, close };
+}
+
+function path(url: string | undefined): string {
+  const q = (url ?? '/').indexOf('?');
+  return q < 0 ? (url ?? '/') : (url ?? '/').slice(0, q);
+}
+
+function send(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+function listen(server: Server, at: { host: string; port: number }, flag: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      const where = `${at.host.includes(':') ? `[${at.host}]` : at.host}:${at.port}`;
+      reject(new ConfigError(`--${flag}: cannot listen on ${where}: ${err.code ?? err.message}`, { cause: err }));
+    };
+    server.once('error', onError);
+    const ready = () => {
+      server.off('error', onError);
+      const a = server.address() as AddressInfo;
+      resolve(`${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`);
+    };
+    if (at.host === '') server.listen(at.port, ready);
+    else server.listen(at.port, at.host, ready);
+  });
+}
