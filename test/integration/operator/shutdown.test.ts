@@ -1,0 +1,98 @@
+// Stopping the operator never harms its operands: after SIGTERM and after SIGKILL the release's objects, the
+// release records and the CR are exactly as they were, and the next operator adopts them without running helm.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
+import {
+  crClient,
+  createTestCrd,
+  type OperatorProcess,
+  releaseRevisions,
+  runCleanups,
+  startOperator,
+  type TestKind,
+  watchesYaml,
+} from '../../support/operator.js';
+
+describe('stopping the operator', () => {
+  let kube: TestKube;
+  let kind: TestKind;
+  let ns: string;
+  let crs: ReturnType<typeof crClient>;
+  const operators: OperatorProcess[] = [];
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const poll = { timeout: 60_000, interval: 250 };
+  const name = 'kept';
+
+  const operator = () => {
+    const op = startOperator({
+      watches: watchesYaml([kind]),
+      args: ['--zap-log-level=debug'],
+      env: { WATCH_NAMESPACE: ns },
+    });
+    operators.push(op);
+    return op;
+  };
+  /** uid and resourceVersion of every object of the release, the release records and the CR's status. */
+  const snapshot = async () => {
+    const [deploy, svc, cm] = await Promise.all([
+      kube.apps.readNamespacedDeployment({ name: `${name}-nginx`, namespace: ns }),
+      kube.core.readNamespacedService({ name: `${name}-nginx`, namespace: ns }),
+      kube.core.readNamespacedConfigMap({ name: `${name}-nginx`, namespace: ns }),
+    ]);
+    const cr = await crs.get(name);
+    return {
+      objects: [deploy, svc, cm].map((o) => `${o.metadata?.uid}@${o.metadata?.resourceVersion}`),
+      releases: await releaseRevisions(kube, ns, name),
+      finalizers: cr.metadata.finalizers,
+      status: cr.status,
+    };
+  };
+  const reconciledOnce = (op: OperatorProcess) => op.output().includes(`"key":"${ns}/${name}"`);
+
+  beforeAll(async () => {
+    kube = testKube();
+    const [k, deleteCrd] = await createTestCrd(kube, 'Kept');
+    kind = k;
+    const [n, deleteNs] = await createTestNamespace(kube, 'op-stop');
+    ns = n;
+    crs = crClient(kube, kind, ns);
+    cleanups.push(deleteCrd, deleteNs);
+    cleanups.push(async () => {
+      for (const op of operators) await op.stop();
+      const op = operator();
+      try {
+        await crs.delete(name);
+        await vi.waitFor(async () => expect(await isGone(() => crs.get(name))).toBe(true), poll);
+      } finally {
+        await op.stop();
+      }
+    });
+  });
+
+  afterAll(async () => {
+    await runCleanups(cleanups);
+  });
+
+  it('leaves the operands untouched on SIGTERM and on SIGKILL, and the next operator runs no helm', async () => {
+    const first = operator();
+    await crs.create(name, { replicaCount: 2 });
+    await expect.poll(async () => (await crs.condition(name, 'Deployed'))?.status, poll).toBe('True');
+    const before = await snapshot();
+    expect(before.releases).toEqual(['1:deployed']);
+
+    expect(await first.stop()).toBe(0);
+    expect(await snapshot()).toEqual(before);
+
+    const second = operator();
+    await expect.poll(() => reconciledOnce(second), poll).toBe(true);
+    expect(second.helmCalls()).toEqual(['version']);
+    await second.kill();
+    expect(await snapshot()).toEqual(before);
+
+    const third = operator();
+    await expect.poll(() => reconciledOnce(third), poll).toBe(true);
+    expect(third.helmCalls()).toEqual(['version']);
+    expect(await snapshot()).toEqual(before);
+    await third.stop();
+  });
+});
