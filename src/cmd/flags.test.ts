@@ -41,12 +41,22 @@ describe('parseRunFlags', () => {
 
   it('lists flags that are parsed but not implemented yet', () => {
     const opts = parseRunFlags(
-      ['--leader-elect', '--metrics-bind-address=:9090', '--health-probe-bind-address=0'],
+      ['--leader-elect', '--metrics-secure', '--metrics-bind-address=:9090', '--health-probe-bind-address=0'],
       ctx,
     );
-    expect(opts.notYet).toEqual(['--leader-elect']);
+    expect(opts.notYet).toEqual(['--metrics-secure']);
     expect(opts).toMatchObject({ metricsBindAddress: ':9090', healthProbeBindAddress: '0' });
     expect(parseRunFlags(['--metrics-addr=127.0.0.1:1'], ctx).metricsBindAddress).toBe('127.0.0.1:1');
+  });
+
+  it('reads the leader-election flags, with OPERATOR_NAME as the default id', () => {
+    expect(
+      parseRunFlags(['--enable-leader-election', '--leader-election-namespace=ns'], {
+        ...ctx,
+        env: { OPERATOR_NAME: 'op' },
+      }),
+    ).toMatchObject({ leaderElect: true, leaderElectionId: 'op', leaderElectionNamespace: 'ns', notYet: [] });
+    expect(parseRunFlags(['--leader-elect', '--leader-election-id=x'], ctx).leaderElectionId).toBe('x');
   });
 
   it.each([

@@ -36,10 +36,10 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'metrics-bind-address': { kind: 'string' },
   'metrics-addr': { kind: 'string' },
   'health-probe-bind-address': { kind: 'string' },
-  'leader-elect': { kind: 'bool', notYet: true },
-  'enable-leader-election': { kind: 'bool', notYet: true },
-  'leader-election-id': { kind: 'string', notYet: true },
-  'leader-election-namespace': { kind: 'string', notYet: true },
+  'leader-elect': { kind: 'bool' },
+  'enable-leader-election': { kind: 'bool' },
+  'leader-election-id': { kind: 'string' },
+  'leader-election-namespace': { kind: 'string' },
   'helm-binary': { kind: 'string' },
   'zap-devel': { kind: 'bool' },
   'zap-encoder': { kind: 'string' },
@@ -147,7 +147,10 @@ Flags (operator-sdk helm-operator names and defaults):
   --metrics-bind-address string      where GET /metrics is served, "0" disables (default ":8080");
                                      --metrics-addr is its older name
   --health-probe-bind-address string where GET /healthz and /readyz are served, "0" disables (default ":8081")
+  --leader-elect                     run controllers only while holding a coordination.k8s.io Lease, so that one
+                                     of several replicas is active; --enable-leader-election is its older name
+  --leader-election-id string        the Lease's name; required with --leader-elect (default $OPERATOR_NAME)
+  --leader-election-namespace string the Lease's namespace (default: the pod's namespace when in-cluster)
 Parsed for compatibility, not implemented yet (a warning is logged when set):
-  --leader-elect, --enable-leader-election, --leader-election-id, --leader-election-namespace,
   --enable-http2, --metrics-secure, --metrics-require-rbac
 `;

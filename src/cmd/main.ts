@@ -1,9 +1,10 @@
 #!/usr/bin/env node
+import { randomUUID } from 'node:crypto';
 // The `helm-operator` CLI (composition root): the only module that reads argv and process.env, installs signal
 // handlers and sets the exit code. Builds the real logger, helm adapter and kube client and hands them down.
 // Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) exit non-zero with one clear message.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadWatches } from '../config/watches.js';
 import type { Controller } from '../controller/controller.js';
@@ -12,12 +13,14 @@ import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { checkHelmVersion, createHelmCli } from '../helm/cli.js';
 import { createKubeClient } from '../kube/client.js';
+import { LeaderElector } from '../leader/election.js';
 import { createLogger } from '../observability/logger.js';
 import { OperatorMetrics } from '../observability/metrics.js';
 import { type HttpServers, startHttpServers } from '../server/http.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
 import { timedHelm } from './helm-metrics.js';
+import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { runOperator } from './operator.js';
 
@@ -71,11 +74,14 @@ async function run(argv: readonly string[]): Promise<number> {
     // controller's informers have synced.
     const metrics = new OperatorMetrics({ version: VERSION });
     let controllers: readonly Controller[] | undefined;
+    let elector: LeaderElector | undefined;
     servers = await startHttpServers({
       metricsAddress: opts.metricsBindAddress,
       probeAddress: opts.healthProbeBindAddress,
       metrics,
       readyz: () => {
+        // A standby is healthy: it waits for the lease and starts its controllers only once it leads.
+        if (elector !== undefined && !elector.isLeader()) return true;
         if (controllers === undefined) return 'controllers are not started yet';
         const waiting = controllers.filter((c) => !c.synced()).map((c) => c.name);
         return waiting.length === 0 ? true : `waiting for the first sync of: ${waiting.join(', ')}`;
@@ -94,6 +100,7 @@ async function run(argv: readonly string[]): Promise<number> {
     const kube = createKubeClient({ env: process.env });
     const conn = kube.describe();
     logger.info({ server: conn.server, context: conn.context, source: conn.source }, 'Connecting to the API server');
+    const lease = leaseTarget(opts, conn);
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
 
@@ -110,6 +117,41 @@ async function run(argv: readonly string[]): Promise<number> {
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+
+    // Leader election: a standby starts no controller (and runs no helm) until it holds the Lease. Losing it stops
+    // reconciling at once and exits 1; a graceful stop releases it so that a standby takes over without waiting.
+    let operatorSignal = stop.signal;
+    if (lease !== undefined) {
+      const leaseName = lease.name;
+      metrics.leaderElection(leaseName, false);
+      const le = new LeaderElector({
+        kube: kube.client,
+        namespace: lease.namespace,
+        name: lease.name,
+        identity: `${hostname()}_${randomUUID()}`,
+        clock: realClock,
+        logger: logger.child({ component: 'leader-election' }),
+        onLeadingChange: (leading) => metrics.leaderElection(leaseName, leading),
+      });
+      elector = le;
+      logger.info(
+        { lease: `${lease.namespace}/${lease.name}`, identity: le.identity },
+        'Attempting to acquire leader lease',
+      );
+      try {
+        await le.acquire(stop.signal);
+      } catch (err) {
+        if (!stop.signal.aborted) throw err;
+        logger.info({}, 'Stopped before acquiring the leader lease');
+        return 0;
+      }
+      le.leaderSignal.addEventListener(
+        'abort',
+        () => logger.error({ err: String(le.leaderSignal.reason) }, 'Leader election lost'),
+        { once: true },
+      );
+      operatorSignal = AbortSignal.any([stop.signal, le.leaderSignal]);
+    }
     await runOperator(
       {
         watches,
@@ -126,8 +168,13 @@ async function run(argv: readonly string[]): Promise<number> {
           controllers = built;
         },
       },
-      stop.signal,
-    );
+      operatorSignal,
+    ).catch((err: unknown) => {
+      // Aborting for a lost lease can surface as a rejected startup call; the loss is what to report.
+      if (!elector?.leaderSignal.aborted) throw err;
+    });
+    if (elector?.leaderSignal.aborted) return 1;
+    await elector?.release(AbortSignal.timeout(5_000));
     logger.info({}, 'Stopped');
     return 0;
   } catch (err) {

@@ -53,6 +53,7 @@ export class OperatorMetrics {
   readonly #workDuration: Histogram<'name' | 'controller'>;
   readonly #retries: Counter<'name' | 'controller'>;
   readonly #createdAt: Gauge<keyof ResourceLabels>;
+  readonly #leaderStatus: Gauge<'name'>;
   readonly #helmExec: Histogram<'action' | 'result'>;
 
   constructor(options: MetricsOptions) {
@@ -168,6 +169,12 @@ export class OperatorMetrics {
       buckets: [...HELM_BUCKETS],
       registers,
     });
+    this.#leaderStatus = new Gauge({
+      name: 'leader_election_master_status',
+      help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+      labelNames: ['name'],
+      registers,
+    });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.#registry });
   }
 
@@ -221,6 +228,11 @@ export class OperatorMetrics {
   /** Records one helm process (or client call) by action and outcome. */
   helmExec(action: HelmAction, result: 'success' | 'error', seconds: number): void {
     this.#helmExec.observe({ action, result }, seconds);
+  }
+
+  /** Sets leader_election_master_status{name} to 1 while this process leads the lease `name`, else 0. */
+  leaderElection(name: string, leading: boolean): void {
+    this.#leaderStatus.set({ name }, leading ? 1 : 0);
   }
 
   /** The Prometheus text exposition of every family. */

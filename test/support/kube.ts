@@ -6,6 +6,7 @@ import {
   ApiextensionsV1Api,
   AppsV1Api,
   BatchV1Api,
+  CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
@@ -19,6 +20,7 @@ export interface TestKube {
   readonly batch: BatchV1Api;
   readonly apiext: ApiextensionsV1Api;
   readonly custom: CustomObjectsApi;
+  readonly coordination: CoordinationV1Api;
 }
 
 export function testKube(): TestKube {
@@ -32,6 +34,7 @@ export function testKube(): TestKube {
     batch: kc.makeApiClient(BatchV1Api),
     apiext: kc.makeApiClient(ApiextensionsV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
+    coordination: kc.makeApiClient(CoordinationV1Api),
   };
 }
 

@@ -1,0 +1,32 @@
+// Resolves where the leader-election Lease lives from the run flags and the kube connection, with
+// controller-runtime's rules and messages. Pure; called by src/cmd/main.ts before any controller starts.
+// Never reads process.* and never touches the cluster.
+import { ConfigError } from '../core/errors.js';
+import type { KubeConnectionInfo } from '../kube/client.js';
+import type { RunOptions } from './flags.js';
+
+export interface LeaseTarget {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** The Lease to compete for, or undefined when leader election is off. Throws a ConfigError when incomplete. */
+export function leaseTarget(
+  opts: Pick<RunOptions, 'leaderElect' | 'leaderElectionId' | 'leaderElectionNamespace'>,
+  conn: Pick<KubeConnectionInfo, 'source' | 'namespace'>,
+): LeaseTarget | undefined {
+  if (!opts.leaderElect) return undefined;
+  if (opts.leaderElectionId === '') throw new ConfigError('--leader-election-id is required with --leader-elect');
+  const namespace =
+    opts.leaderElectionNamespace !== ''
+      ? opts.leaderElectionNamespace
+      : conn.source === 'in-cluster'
+        ? (conn.namespace ?? '')
+        : '';
+  if (namespace === '') {
+    throw new ConfigError(
+      'unable to find leader election namespace: not running in-cluster, please specify --leader-election-namespace',
+    );
+  }
+  return { namespace, name: opts.leaderElectionId };
+}

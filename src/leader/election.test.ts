@@ -1,0 +1,264 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
+import { silentLogger } from '../core/logger.js';
+import { AlreadyExistsError, ConflictError, KubeApiError, NotFoundError } from '../kube/errors.js';
+import type { KubeClient, KubeObject } from '../kube/types.js';
+import { LeaderElector, LeadershipLostError, microTime } from './election.js';
+
+interface Spec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+/** An in-memory API server for one kind: get/create/update with resourceVersion checks; `down` fails every call. */
+class FakeLeases {
+  readonly objects = new Map<string, KubeObject>();
+  #rv = 0;
+  down = false;
+  writes = 0;
+
+  spec(name = 'lock'): Spec | undefined {
+    return this.objects.get(`ns/${name}`)?.spec as Spec | undefined;
+  }
+
+  put(spec: Spec, name = 'lock'): void {
+    this.objects.set(`ns/${name}`, {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace: 'ns', resourceVersion: String(++this.#rv) },
+      spec,
+    });
+  }
+
+  readonly client: KubeClient = {
+    get: async (_res, namespace, name) => {
+      this.#check();
+      const obj = this.objects.get(`${namespace}/${name}`);
+      if (!obj) throw new NotFoundError({ status: 404 });
+      return structuredClone(obj);
+    },
+    create: async (_res, obj) => {
+      this.#check();
+      const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+      if (this.objects.has(key)) throw new AlreadyExistsError({ status: 409, reason: 'AlreadyExists' });
+      this.writes++;
+      const stored = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } };
+      this.objects.set(key, stored);
+      return structuredClone(stored);
+    },
+    update: async (_res, obj) => {
+      this.#check();
+      const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+      const cur = this.objects.get(key);
+      if (!cur) throw new NotFoundError({ status: 404 });
+      if (cur.metadata.resourceVersion !== obj.metadata.resourceVersion) throw new ConflictError({ status: 409 });
+      this.writes++;
+      const stored = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } };
+      this.objects.set(key, stored);
+      return structuredClone(stored);
+    },
+    updateStatus: () => Promise.reject(new Error('not used')),
+    patch: () => Promise.reject(new Error('not used')),
+    delete: () => Promise.reject(new Error('not used')),
+    list: () => Promise.reject(new Error('not used')),
+    watch: () => Promise.reject(new Error('not used')),
+    discover: () => Promise.reject(new Error('not used')),
+    serverVersion: () => Promise.reject(new Error('not used')),
+  };
+
+  #check(): void {
+    if (this.down) throw new KubeApiError({ status: 503 });
+  }
+}
+
+/** Lets pending promise continuations (fake API calls, resolved sleeps) run. */
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function advance(clock: FakeClock, ms: number, step = 500): Promise<void> {
+  for (let done = 0; done < ms; done += step) {
+    clock.advance(Math.min(step, ms - done));
+    await flush();
+  }
+}
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+function setup(identity = 'me') {
+  const clock = new FakeClock({ nowMs: T0 });
+  const leases = new FakeLeases();
+  const changes: boolean[] = [];
+  const elector = new LeaderElector({
+    kube: leases.client,
+    namespace: 'ns',
+    name: 'lock',
+    identity,
+    clock,
+    logger: silentLogger,
+    onLeadingChange: (l) => changes.push(l),
+  });
+  return { clock, leases, elector, changes };
+}
+
+describe('LeaderElector', () => {
+  it('creates and takes a free lease at once', async () => {
+    const { leases, elector, changes } = setup();
+    await elector.acquire(new AbortController().signal);
+    expect(elector.isLeader()).toBe(true);
+    expect(changes).toEqual([true]);
+    expect(leases.spec()).toEqual({
+      holderIdentity: 'me',
+      leaseDurationSeconds: 15,
+      acquireTime: '2026-01-01T00:00:00.000000Z',
+      renewTime: '2026-01-01T00:00:00.000000Z',
+      leaseTransitions: 0,
+    });
+  });
+
+  it('waits while another holder renews, and takes over once the lease expired (transitions + 1)', async () => {
+    const { clock, leases, elector } = setup();
+    leases.put({
+      holderIdentity: 'other',
+      leaseDurationSeconds: 15,
+      renewTime: microTime(T0),
+      acquireTime: microTime(T0),
+      leaseTransitions: 3,
+    });
+    let acquired = false;
+    void elector.acquire(new AbortController().signal).then(() => {
+      acquired = true;
+    });
+    await flush();
+    await advance(clock, 14_000);
+    expect(acquired).toBe(false);
+    expect(elector.isLeader()).toBe(false);
+    await advance(clock, 2_000);
+    expect(acquired).toBe(true);
+    expect(leases.spec()).toMatchObject({
+      holderIdentity: 'me',
+      leaseTransitions: 4,
+      acquireTime: microTime(T0 + 16_000),
+    });
+  });
+
+  it('takes over a released lease (holder "") without waiting for its old duration', async () => {
+    const { leases, elector } = setup();
+    leases.put({ holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(T0), leaseTransitions: 1 });
+    await elector.acquire(new AbortController().signal);
+    expect(leases.spec()).toMatchObject({ holderIdentity: 'me', leaseTransitions: 2, leaseDurationSeconds: 15 });
+  });
+
+  it('loses a write race without error and retries', async () => {
+    const { clock, leases, elector } = setup();
+    const realUpdate = leases.client.update;
+    let raced = false;
+    leases.put({ holderIdentity: '', renewTime: microTime(T0) });
+    (leases.client as { update: KubeClient['update'] }).update = async (res, obj, opts) => {
+      if (!raced) {
+        raced = true;
+        leases.put({ holderIdentity: '', renewTime: microTime(T0) });
+      }
+      return realUpdate(res, obj, opts);
+    };
+    const done = elector.acquire(new AbortController().signal);
+    await flush();
+    expect(elector.isLeader()).toBe(false);
+    await advance(clock, 2_000);
+    await done;
+    expect(elector.isLeader()).toBe(true);
+  });
+
+  it('renews every retry period, keeping acquireTime and transitions', async () => {
+    const { clock, leases, elector } = setup();
+    await elector.acquire(new AbortController().signal);
+    await advance(clock, 2_000);
+    expect(leases.spec()).toMatchObject({ renewTime: microTime(T0 + 2_000), acquireTime: microTime(T0) });
+    await advance(clock, 6_000);
+    expect(leases.spec()).toMatchObject({ renewTime: microTime(T0 + 8_000), leaseTransitions: 0 });
+    expect(leases.writes).toBe(5);
+    expect(elector.leaderSignal.aborted).toBe(false);
+  });
+
+  it('survives failed renews shorter than the renew deadline', async () => {
+    const { clock, leases, elector } = setup();
+    await elector.acquire(new AbortController().signal);
+    leases.down = true;
+    await advance(clock, 8_000);
+    leases.down = false;
+    await advance(clock, 2_000);
+    expect(elector.isLeader()).toBe(true);
+    expect(leases.spec()?.renewTime).toBe(microTime(T0 + 10_000));
+  });
+
+  it('loses leadership when no renew succeeds within the renew deadline', async () => {
+    const { clock, leases, elector, changes } = setup();
+    await elector.acquire(new AbortController().signal);
+    leases.down = true;
+    await advance(clock, 8_000);
+    expect(elector.leaderSignal.aborted).toBe(false);
+    await advance(clock, 2_000);
+    expect(elector.isLeader()).toBe(false);
+    expect(elector.leaderSignal.aborted).toBe(true);
+    expect(elector.leaderSignal.reason).toBeInstanceOf(LeadershipLostError);
+    expect(changes).toEqual([true, false]);
+  });
+
+  it('loses leadership at once when another holder took the lease', async () => {
+    const { clock, leases, elector } = setup();
+    await elector.acquire(new AbortController().signal);
+    leases.put({ holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: microTime(T0 + 1_000) });
+    await advance(clock, 2_000);
+    expect(elector.leaderSignal.aborted).toBe(true);
+  });
+
+  it('release frees the lease it still holds so a successor takes over at once', async () => {
+    const { clock, leases, elector, changes } = setup();
+    await elector.acquire(new AbortController().signal);
+    await advance(clock, 3_000);
+    await elector.release(new AbortController().signal);
+    expect(elector.isLeader()).toBe(false);
+    expect(elector.leaderSignal.aborted).toBe(false);
+    expect(changes).toEqual([true, false]);
+    expect(leases.spec()).toMatchObject({
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      renewTime: microTime(T0 + 3_000),
+      leaseTransitions: 0,
+    });
+    const writes = leases.writes;
+    await advance(clock, 10_000);
+    expect(leases.writes).toBe(writes);
+    const next = new LeaderElector({
+      kube: leases.client,
+      namespace: 'ns',
+      name: 'lock',
+      identity: 'next',
+      clock,
+      logger: silentLogger,
+    });
+    await next.acquire(new AbortController().signal);
+    expect(leases.spec()).toMatchObject({ holderIdentity: 'next', leaseTransitions: 1 });
+  });
+
+  it('release leaves a lease alone that someone else holds', async () => {
+    const { clock, leases, elector } = setup();
+    await elector.acquire(new AbortController().signal);
+    leases.put({ holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: microTime(T0) });
+    await elector.release(new AbortController().signal);
+    await advance(clock, 1_000);
+    expect(leases.spec()?.holderIdentity).toBe('other');
+  });
+
+  it('acquire rejects with the signal reason when stopped while waiting', async () => {
+    const { clock, leases, elector } = setup();
+    leases.put({ holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: microTime(T0) });
+    const stop = new AbortController();
+    const done = elector.acquire(stop.signal);
+    await advance(clock, 2_000);
+    stop.abort(new Error('stop'));
+    await expect(done).rejects.toThrow('stop');
+    expect(elector.isLeader()).toBe(false);
+  });
+});
