@@ -31,8 +31,6 @@ export interface OperatorOptions {
   readonly logger: Logger;
   /** Mask values in OverrideValuesInUse events (--suppress-override-values). */
   readonly suppressOverrideValues: boolean;
-  /** Stops event writes on shutdown. */
-  readonly eventsSignal?: AbortSignal;
   /** Reconcile, workqueue and resource_created_at_seconds metrics. @default none */
   readonly metrics?: OperatorMetrics;
   /** Called once every controller is built (before any starts), e.g. to answer readiness probes. */
@@ -62,7 +60,6 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       component: name,
       clock: o.clock,
       logger,
-      ...(o.eventsSignal ? { signal: o.eventsSignal } : {}),
     });
     const reconciler = new HelmReconciler({
       watch,

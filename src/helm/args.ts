@@ -208,7 +208,7 @@ export function parseHelmVersion(output: string): HelmVersion {
   return { version: match[0], major: Number(match[1]), minor: Number(match[2]) };
 }
 
-/** Throws HelmVersionError unless `v` is at least MIN_HELM (helm 3.8); helm 4 is supported. */
+/** Throws HelmVersionError unless `v` is at least MIN_HELM (helm 3.13); helm 4 is supported. */
 export function checkHelmVersion(v: HelmVersion): void {
   if (v.major < MIN_HELM.major || (v.major === MIN_HELM.major && v.minor < MIN_HELM.minor)) {
     throw new HelmVersionError(
