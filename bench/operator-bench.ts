@@ -4,7 +4,9 @@
 // Phases: (1) BENCH_SEQUENTIAL CRs one after another: create→Deployed latency; they are then deleted;
 // (2) BENCH_CRS CRs created at once: create→Deployed latency and time until all are Deployed;
 // (3) BENCH_IDLE_PERIODS reconcile periods with the settled CRs idle: helm processes, reconciles, operator CPU;
-// (4) operator and kube-apiserver RSS; (5) helm processes by subcommand over the whole run.
+// (4) operator and kube-apiserver RSS, and the objects its dependent informers cache; (5) drift repair: BENCH_DRIFT
+// times, a bulk CR's Deployment is deleted (time until it exists again) and scaled (time until reverted), polled
+// every 5 ms; (6) helm processes by subcommand over the whole run.
 // Latency = from just before the create request to the first poll that sees status.conditions Deployed=True
 // (polled with LIST every 50 ms in phase 1 and every 200 ms in phase 2, so it is that coarse).
 // Settled (start of the idle window) = no helm process for 3 s and every CR reconciled twice (see the code).
@@ -16,6 +18,7 @@
 //   BENCH_MAX_CONCURRENT=        --max-concurrent-reconciles; unset = the operator's default (number of CPUs)
 //   BENCH_CREATE_CONCURRENCY=50  create requests in flight at once in the bulk phase
 //   BENCH_HELM=helm-v3           helm: a binary name in the testenv bin folder (helm-v3, helm-v4) or a path
+//   BENCH_DRIFT=20               samples per drift measurement (0 skips the phase)
 //   BENCH_TIMEOUT=300s           deadline of each wait (operator start, all Deployed, deletion, settling)
 //   BENCH_LOG=                   also write the operator's log lines to this file
 //   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
@@ -27,7 +30,7 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TESTENV = join(ROOT, 'hack/testenv.sh');
@@ -47,6 +50,7 @@ const durationMs = (text: string): number => {
 };
 const CRS = int('BENCH_CRS', 100);
 const SEQUENTIAL = int('BENCH_SEQUENTIAL', 5);
+const DRIFT = int('BENCH_DRIFT', 20);
 const IDLE_PERIODS = int('BENCH_IDLE_PERIODS', 2);
 const PERIOD = env.BENCH_RECONCILE_PERIOD || '30s';
 const PERIOD_MS = durationMs(PERIOD);
@@ -107,7 +111,15 @@ function parseJson(line: string): Record<string, string | number | undefined> {
 
 interface Operator {
   readonly pid: number;
-  readonly stats: { reconciles: Map<string, number>; errors: string[]; workers?: number | undefined; tail: string[] };
+  readonly stats: {
+    reconciles: Map<string, number>;
+    errors: string[];
+    workers?: number | undefined;
+    metrics?: string | undefined;
+    /** Operator log times (ms since epoch) of dependent delete/update events and drift corrections, by object. */
+    drift: { event: Map<string, number[]>; corrected: Map<string, number[]> };
+    tail: string[];
+  };
   helmCalls(): string[];
   stop(): Promise<void>;
 }
@@ -117,7 +129,15 @@ function startOperator(work: string, kubeconfig: string, helm: string): Operator
   const helmLog = join(work, 'helm-calls.log');
   writeFileSync(watches, `- {group: ${GVR.group}, version: ${GVR.version}, kind: Nginx, chart: charts/nginx}\n`);
   writeFileSync(helmLog, '');
-  const args = [MAIN, 'run', `--watches-file=${watches}`, `--reconcile-period=${PERIOD}`, '--zap-log-level=debug'];
+  const args = [
+    MAIN,
+    'run',
+    `--watches-file=${watches}`,
+    `--reconcile-period=${PERIOD}`,
+    '--zap-log-level=debug',
+    '--metrics-bind-address=127.0.0.1:0',
+    '--health-probe-bind-address=127.0.0.1:0',
+  ];
   if (MAX_CONCURRENT) args.push(`--max-concurrent-reconciles=${MAX_CONCURRENT}`);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -131,7 +151,16 @@ function startOperator(work: string, kubeconfig: string, helm: string): Operator
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) throw new Error('could not start the operator');
-  const stats: Operator['stats'] = { reconciles: new Map(), errors: [], tail: [] };
+  const stats: Operator['stats'] = {
+    reconciles: new Map(),
+    errors: [],
+    tail: [],
+    drift: { event: new Map(), corrected: new Map() },
+  };
+  const stamp = (m: Map<string, number[]>, key: string, time: unknown) => {
+    const t = Date.parse(String(time));
+    if (Number.isFinite(t)) m.set(key, [...(m.get(key) ?? []), t]);
+  };
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
       if (env.BENCH_LOG) appendFileSync(env.BENCH_LOG, `${line}\n`);
@@ -141,7 +170,12 @@ function startOperator(work: string, kubeconfig: string, helm: string): Operator
       const key = String(rec.key);
       if (rec.msg === 'Reconciled') stats.reconciles.set(key, (stats.reconciles.get(key) ?? 0) + 1);
       else if (rec.msg === 'Starting workers') stats.workers = Number(rec.workers);
-      else if (rec.level === 'error') stats.errors.push(`${rec.msg}${rec.err ? `: ${rec.err}` : ''}`);
+      else if (rec.msg === 'Serving metrics') stats.metrics = String(rec.address);
+      else if (rec.msg === 'Drift corrected') stamp(stats.drift.corrected, String(rec.object), rec.time);
+      else if (rec.msg === 'Dependent changed: reconcile its owner') {
+        const t = rec.trigger as unknown as { kind?: string; namespace?: string; name?: string; event?: string };
+        if (t.event !== 'add') stamp(stats.drift.event, `${t.namespace}/${t.name}`, rec.time);
+      } else if (rec.level === 'error') stats.errors.push(`${rec.msg}${rec.err ? `: ${rec.err}` : ''}`);
     });
   }
   const exited = new Promise<void>((res) =>
@@ -216,6 +250,63 @@ async function createAndWait(custom: CustomObjectsApi, phase: string, names: str
   ]);
   const latencies = names.map((n) => (done.get(n) ?? 0) - (sent.get(n) ?? 0));
   return { latencies, createMs, allMs: Math.max(...done.values()) - t0 };
+}
+
+/** helm_operator_dependent_objects_cached from the operator's /metrics. */
+async function dependentObjectsCached(address: string | undefined): Promise<string> {
+  if (!address) return 'unknown (no metrics address logged)';
+  const body = await (await fetch(`http://${address}/metrics`)).text();
+  return /^helm_operator_dependent_objects_cached (\d+)$/m.exec(body)?.[1] ?? 'unknown';
+}
+
+/** Deletes, then scales, a bulk CR's Deployment DRIFT times each; ms until the operator put it back. */
+async function measureDrift(apps: AppsV1Api, o: Operator, names: string[]) {
+  const helm0 = o.helmCalls().length;
+  const deleted: number[] = [];
+  const scaled: number[] = [];
+  const deletedInOperator: number[] = [];
+  const scaledInOperator: number[] = [];
+  // From the operator's own log: the watch event that woke it, to its "Drift corrected" line (1 ms resolution).
+  const inOperator = (object: string, since: number, into: number[]) => {
+    const event = o.stats.drift.event.get(object)?.find((t) => t >= since - 5);
+    const done = event === undefined ? undefined : o.stats.drift.corrected.get(object)?.find((t) => t >= event);
+    if (event !== undefined && done !== undefined) into.push(done - event);
+  };
+  for (let i = 0; i < DRIFT; i++) {
+    const name = `${names[i % names.length]}-nginx`;
+    const before = await apps.readNamespacedDeployment({ name, namespace: NS });
+    const t0 = performance.now();
+    const wall0 = Date.now();
+    await apps.deleteNamespacedDeployment({ name, namespace: NS });
+    await until(`${name} to be recreated`, 5, async () => {
+      const d = await apps.readNamespacedDeployment({ name, namespace: NS }).catch(() => undefined);
+      return d && d.metadata?.uid !== before.metadata?.uid ? true : undefined;
+    });
+    deleted.push(performance.now() - t0);
+    inOperator(`${NS}/${name}`, wall0, deletedInOperator);
+  }
+  for (let i = 0; i < DRIFT; i++) {
+    const name = `${names[i % names.length]}-nginx`;
+    const d = await apps.readNamespacedDeployment({ name, namespace: NS });
+    const want = d.spec?.replicas ?? 1;
+    const t0 = performance.now();
+    const wall0 = Date.now();
+    await apps.replaceNamespacedDeployment({
+      name,
+      namespace: NS,
+      body: {
+        ...d,
+        spec: { ...d.spec, selector: d.spec?.selector ?? {}, template: d.spec?.template ?? {}, replicas: want + 3 },
+      },
+    });
+    await until(`${name} to be scaled back`, 5, async () => {
+      const now = await apps.readNamespacedDeployment({ name, namespace: NS });
+      return now.spec?.replicas === want ? true : undefined;
+    });
+    scaled.push(performance.now() - t0);
+    inOperator(`${NS}/${name}`, wall0, scaledInOperator);
+  }
+  return { deleted, scaled, deletedInOperator, scaledInOperator, helm: o.helmCalls().length - helm0 };
 }
 
 const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? 0;
@@ -309,6 +400,9 @@ async function main(): Promise<void> {
     const rssEnd = memMiB(o.pid);
     const hwm = memMiB(o.pid, 'VmHWM');
     const apiRssEnd = await apiserverRssMiB(dir);
+    const cached = await dependentObjectsCached(o.stats.metrics);
+
+    const drift = DRIFT > 0 && CRS > 0 ? await measureDrift(kc.makeApiClient(AppsV1Api), o, names) : undefined;
     const helmTotal = o.helmCalls();
 
     const recTotal = idle.rec.reduce((a, [, n]) => a + n, 0);
@@ -331,6 +425,19 @@ async function main(): Promise<void> {
       ['operator CPU during idle', `${sec(idle.cpu)} (${((idle.cpu / idle.s) * 100).toFixed(2)} % of one core)`],
       ['operator RSS after settling / end of idle / peak', `${mib(rssSettled)} / ${mib(rssEnd)} / ${mib(hwm)}`],
       ['kube-apiserver RSS after settling / end of idle', `${apiRssSettled} MiB / ${apiRssEnd} MiB`],
+      [
+        'objects in the dependent caches (label-selected informers)',
+        `${cached} (the ${CRS} releases rendered ${CRS * 3}: Deployment, Service, ConfigMap each)`,
+      ],
+      [`drift: deleted Deployment back, ${DRIFT}×: p50 / p95 / max`, drift ? dist(drift.deleted) : '-'],
+      [`drift: scaled Deployment reverted, ${DRIFT}×: p50 / p95 / max`, drift ? dist(drift.scaled) : '-'],
+      [
+        'drift inside the operator (watch event → applied): deleted / scaled, p50 / p95',
+        drift
+          ? `${ms(pct(drift.deletedInOperator, 0.5))} / ${ms(pct(drift.deletedInOperator, 0.95))} (${drift.deletedInOperator.length} samples); ${ms(pct(drift.scaledInOperator, 0.5))} / ${ms(pct(drift.scaledInOperator, 0.95))} (${drift.scaledInOperator.length})`
+          : '-',
+      ],
+      ['helm processes during the drift phase', drift ? String(drift.helm) : '-'],
       ['helm processes, whole run, by subcommand', `${helmTotal.length} (${tally(helmTotal)})`],
       ['operator error log lines, whole run', `${errors.length}${errors[0] ? ` (first: ${errors[0]})` : ''}`],
     );

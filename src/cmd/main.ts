@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadWatches } from '../config/watches.js';
 import type { Controller } from '../controller/controller.js';
 import { realClock } from '../core/clock.js';
@@ -16,6 +17,8 @@ import { createKubeClient } from '../kube/client.js';
 import { LeaderElector } from '../leader/election.js';
 import { createLogger } from '../observability/logger.js';
 import { OperatorMetrics } from '../observability/metrics.js';
+import { ownershipRenderer } from '../ownership/renderer.js';
+import { type PostRenderServer, startPostRenderServer } from '../ownership/server.js';
 import { type HttpServers, startHttpServers } from '../server/http.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
@@ -23,12 +26,16 @@ import { timedHelm } from './helm-metrics.js';
 import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { runOperator } from './operator.js';
+import { postRender } from './post-render.js';
 
 const USAGE = `Usage: helm-operator <command> [flags]
 
 Commands:
   run       run the operator (see helm-operator run --help)
   version   print the operator's version and the helm version it finds
+
+Internal:
+  post-render  helm's post-renderer (run by helm during install and upgrade; talks to the running operator)
 `;
 
 function message(err: unknown): string {
@@ -61,6 +68,7 @@ async function run(argv: readonly string[]): Promise<number> {
   let logger: Logger = createLogger();
   let workDir: string | undefined;
   let servers: HttpServers | undefined;
+  let renderServer: PostRenderServer | undefined;
   try {
     const opts = parseRunFlags(argv, { env: process.env, cpus: availableParallelism() });
     logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
@@ -90,8 +98,15 @@ async function run(argv: readonly string[]): Promise<number> {
     });
 
     workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
-    const helm = timedHelm(createHelmCli({ binary: opts.helmBinary, workDir, env: process.env }), (a, r, sec) =>
-      metrics.helmExec(a, r, sec),
+    // helm runs this very program as its post-renderer, which hands each manifest back over a private socket.
+    const socketPath = join(workDir, 'post-render.sock');
+    const postRenderer = {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./post-render-main.js', import.meta.url)), `--socket=${socketPath}`],
+    };
+    const helm = timedHelm(
+      createHelmCli({ binary: opts.helmBinary, workDir, env: process.env, postRenderer }),
+      (a, r, sec) => metrics.helmExec(a, r, sec),
     );
     const helmVersion = await helm.version({ signal: AbortSignal.timeout(30_000) });
     checkHelmVersion(helmVersion);
@@ -100,6 +115,11 @@ async function run(argv: readonly string[]): Promise<number> {
     const kube = createKubeClient({ env: process.env });
     const conn = kube.describe();
     logger.info({ server: conn.server, context: conn.context, source: conn.source }, 'Connecting to the API server');
+    renderServer = await startPostRenderServer({
+      socketPath,
+      render: ownershipRenderer(kube.client),
+      logger: logger.child({ component: 'post-render' }),
+    });
     const lease = leaseTarget(opts, conn);
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
@@ -167,6 +187,8 @@ async function run(argv: readonly string[]): Promise<number> {
         onControllers: (built) => {
           controllers = built;
         },
+        postRender: true,
+        onDependentWatcher: (w) => metrics.dependentObjects(() => w.cachedObjects()),
       },
       operatorSignal,
     ).catch((err: unknown) => {
@@ -183,6 +205,7 @@ async function run(argv: readonly string[]): Promise<number> {
     return 1;
   } finally {
     await servers?.close();
+    await renderServer?.close();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   }
 }
@@ -194,6 +217,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return run(rest);
     case 'version':
       return version();
+    case 'post-render':
+      return postRender(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     case undefined:
     case 'help':
     case '--help':

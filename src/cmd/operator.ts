@@ -9,14 +9,19 @@ import { Controller } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { dependentsPort } from '../dependents/port.js';
+import { DependentWatcher } from '../dependents/watcher.js';
+import { DriftRepairer } from '../drift/repair.js';
 import { createEventRecorder } from '../events/recorder.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import type { HelmClient } from '../helm/cli.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
+import { formatOwnershipArgs } from '../ownership/context.js';
 import { cleanupRelease } from '../reconciler/cleanup.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
+import type { CustomResource } from '../reconciler/types.js';
 import { crAccess, releaseReader } from './adapters.js';
 
 export interface OperatorOptions {
@@ -35,12 +40,40 @@ export interface OperatorOptions {
   readonly metrics?: OperatorMetrics;
   /** Called once every controller is built (before any starts), e.g. to answer readiness probes. */
   readonly onControllers?: (controllers: readonly Controller[]) => void;
+  /** The helm client runs the ownership post-renderer: pass each CR's identity to it. @default false */
+  readonly postRender?: boolean;
+  /** Called with the dependent watcher when one is built (metrics read its cache size). */
+  readonly onDependentWatcher?: (watcher: DependentWatcher) => void;
 }
 
 /** Resolves every watch to its API resource (failing clearly when a CRD is missing), then runs until aborted. */
 export async function runOperator(o: OperatorOptions, signal: AbortSignal): Promise<void> {
   const controllers: Controller[] = [];
   const inFlight = new Set<string>();
+  /** Controllers by the `Kind.group` of their CRs: where dependent events are routed. */
+  const byGroupKind = new Map<string, Controller>();
+  const watching = o.watches.filter((w) => w.watchDependentResources);
+  const watcher =
+    watching.length === 0
+      ? undefined
+      : new DependentWatcher({
+          kube: o.kube,
+          namespaces: o.namespaces,
+          charts: watching.map((w) => chartName(w.chart)),
+          clock: o.clock,
+          logger: o.logger.child({ component: 'dependents' }),
+          signal,
+          trigger: (t) => {
+            const controller = byGroupKind.get(t.groupKind);
+            if (!controller) return;
+            const added = controller.enqueueDependent(t.key);
+            o.logger.debug(
+              { controller: controller.name, key: t.key, trigger: { ...t.object, event: t.event } },
+              added ? 'Dependent changed: reconcile its owner' : 'Dependent changed: owner is in failure backoff',
+            );
+          },
+        });
+  if (watcher) o.onDependentWatcher?.(watcher);
   for (const watch of o.watches) {
     const gvk = { group: watch.group, version: watch.version, kind: watch.kind };
     const gvkText = `${watch.group}/${watch.version}, Kind=${watch.kind}`;
@@ -61,9 +94,38 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       clock: o.clock,
       logger,
     });
+    const repairer = new DriftRepairer({
+      kube: o.kube,
+      ...(watcher && watch.watchDependentResources ? { cached: watcher.get.bind(watcher) } : {}),
+    });
+    const dependents = dependentsPort({
+      kube: o.kube,
+      ...(watcher && watch.watchDependentResources ? { watcher } : {}),
+      repairer,
+      events,
+      onCorrected: (c) => o.metrics?.driftCorrected(name, c.kind, c.action),
+    });
+    const chart = chartName(watch.chart);
     const reconciler = new HelmReconciler({
       watch,
-      chartName: chartName(watch.chart),
+      chartName: chart,
+      dependents,
+      ...(o.postRender
+        ? {
+            postRenderArgs: (cr: CustomResource) =>
+              formatOwnershipArgs({
+                owner: {
+                  apiVersion: cr.apiVersion,
+                  kind: cr.kind,
+                  namespace: cr.metadata.namespace ?? '',
+                  name: cr.metadata.name,
+                  uid: cr.metadata.uid ?? '',
+                },
+                chart,
+                releaseNamespace: cr.metadata.namespace ?? '',
+              }),
+          }
+        : {}),
       defaultReconcilePeriodMs: o.reconcilePeriodMs,
       crs: crAccess(o.kube, res),
       releases: releaseReader(o.kube),
@@ -102,6 +164,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       });
       informer.addEventHandler({
         onAdd: (obj) => {
+          logger.debug({ key: keyOf(obj), trigger: 'add' }, 'Custom resource seen: reconcile');
           const c = created(obj);
           o.metrics?.resourceSeen(c.labels, c.at);
           controller.enqueue(keyOf(obj));
@@ -112,7 +175,8 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
           // Our own status writes would otherwise re-trigger every CR at once and defeat the failure backoff.
           if (!changedBeyondStatus(old, obj)) return;
           // A new spec deserves a prompt attempt: it resets the key's backoff (operator-sdk keeps it).
-          if (old.metadata.generation !== obj.metadata.generation) controller.queue.forget(keyOf(obj));
+          if (old.metadata.generation !== obj.metadata.generation) controller.resetBackoff(keyOf(obj));
+          logger.debug({ key: keyOf(obj), trigger: 'update' }, 'Custom resource changed: reconcile');
           controller.enqueue(keyOf(obj));
         },
         onDelete: (obj) => {
@@ -124,6 +188,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     }
     logger.info({ gvk: gvkText, chart: watch.chart, namespaces }, 'Watching resource');
     controllers.push(controller);
+    byGroupKind.set(watch.group ? `${watch.kind}.${watch.group}` : watch.kind, controller);
   }
   o.onControllers?.(controllers);
   await Promise.all(controllers.map((c) => c.run(signal)));

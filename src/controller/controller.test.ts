@@ -83,3 +83,49 @@ describe('Controller', () => {
     expect(calls).toContain('done fail');
   });
 });
+
+describe('when a dependent of a CR changes', () => {
+  /** Runs a controller whose reconcile of "ns/a" calls `during` once, then reports each reconcile's number. */
+  async function run(opts: { fail: boolean; during: (c: Controller) => void; before?: (c: Controller) => void }) {
+    const stop = new AbortController();
+    const reconciles: number[] = [];
+    let n = 0;
+    const c: Controller = new Controller({
+      name: 'x-controller',
+      concurrency: 1,
+      clock: realClock,
+      logger: silentLogger,
+      reconcile: async () => {
+        reconciles.push(++n);
+        if (n === 1) opts.during(c);
+        // A re-add happens in microtasks once this returns; the next macrotask sees it, or stops the controller.
+        setImmediate(() => {
+          if (c.queue.len() === 0) stop.abort();
+        });
+        if (opts.fail && n === 1) throw new RetryLaterError('failing', 60_000);
+        return {};
+      },
+    });
+    opts.before?.(c);
+    c.enqueue('ns/a');
+    await c.run(stop.signal);
+    return reconciles;
+  }
+
+  it('reconciles the owner once more when the change came during a reconcile that succeeded', async () => {
+    expect(await run({ fail: false, during: (c) => expect(c.enqueueDependent('ns/a')).toBe(true) })).toEqual([1, 2]);
+  });
+
+  it('leaves the owner to its backoff when the change came during a reconcile that failed', async () => {
+    expect(await run({ fail: true, during: (c) => c.enqueueDependent('ns/a') })).toEqual([1]);
+  });
+
+  it('does not enqueue an owner whose last reconcile failed, until its spec changes', async () => {
+    let controller: Controller | undefined;
+    await run({ fail: true, during: (c) => (controller = c) });
+    if (!controller) throw new Error('the reconcile did not run');
+    expect(controller.enqueueDependent('ns/a')).toBe(false);
+    controller.resetBackoff('ns/a');
+    expect(controller.enqueueDependent('ns/a')).toBe(true);
+  });
+});

@@ -47,6 +47,10 @@ export class Controller {
   readonly queue: WorkQueue<string>;
   readonly #o: ControllerOptions;
   readonly #sources: Source[] = [];
+  /** Keys whose last reconcile failed: their retry is scheduled with backoff. */
+  readonly #failing = new Set<string>();
+  /** Keys being reconciled now → whether a dependent changed meanwhile (decided once the reconcile ends). */
+  readonly #running = new Map<string, boolean>();
 
   constructor(options: ControllerOptions) {
     this.#o = options;
@@ -80,6 +84,28 @@ export class Controller {
     this.queue.add(key);
   };
 
+  /**
+   * Adds a key because something it owns changed, unless the key is failing: its retry is already scheduled with
+   * backoff, and a dependent's churn (e.g. a rollback rewriting objects) must not turn that backoff into a storm of
+   * helm runs. Returns whether the key was added.
+   */
+  readonly enqueueDependent = (key: string): boolean => {
+    if (this.#failing.has(key)) return false;
+    // During a reconcile the change is most likely that reconcile's own helm work: look again only if it succeeds.
+    if (this.#running.has(key)) {
+      this.#running.set(key, true);
+      return true;
+    }
+    this.queue.add(key);
+    return true;
+  };
+
+  /** A new spec deserves a prompt attempt: forgets the key's failures and backoff (operator-sdk keeps them). */
+  resetBackoff(key: string): void {
+    this.#failing.delete(key);
+    this.queue.forget(key);
+  }
+
   addSource(source: Source): void {
     this.#sources.push(source);
   }
@@ -110,7 +136,10 @@ export class Controller {
           const seconds = () => (performance.now() - started) / 1000;
           m?.activeWorkers(1);
           try {
+            this.#running.set(key, false);
             const outcome = await this.#o.reconcile(key, s, rlog);
+            this.#failing.delete(key);
+            if (this.#running.get(key) === true) this.queue.add(key);
             rlog.debug({ key, ms: Math.round(performance.now() - started) }, 'Reconciled');
             const after = outcome.requeueAfterMs;
             m?.reconciled(after !== undefined && after > 0 ? 'requeue_after' : 'success', seconds());
@@ -118,10 +147,12 @@ export class Controller {
           } catch (err) {
             // Every throw is an error, a RetryLaterError included (controller-runtime counts every returned error).
             m?.reconciled('error', seconds());
+            this.#failing.add(key);
             const e = err as { message?: string; code?: string };
             rlog.error({ key, code: e.code, err: e.message }, 'Reconciler error');
             throw err;
           } finally {
+            this.#running.delete(key);
             m?.activeWorkers(-1);
           }
         },

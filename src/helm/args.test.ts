@@ -297,3 +297,59 @@ describe('parseRelease', () => {
     expect(() => parseRelease('{"name":"web"}', 'install', ref)).toThrow(/missing name, version or info\.status/);
   });
 });
+
+describe('the post-renderer and --force-conflicts on install and upgrade', () => {
+  const postRender = { renderer: '/opt/operator/post-render', args: ['--socket=/w/pr.sock', '--chart=a=b', '--x'] };
+  const install = { ...ref, chart: 'c', valuesFile };
+  const upgrade = { ...ref, chart: 'c', valuesFile, historyMax: 10 };
+
+  /** Every `--post-renderer-args` value, in order. */
+  const rendererArgs = (args: readonly string[]) =>
+    args.flatMap((a, i) => (a === '--post-renderer-args' ? [args[i + 1]] : []));
+
+  it.each([
+    ['install', () => installArgs({ ...install, postRender })],
+    ['upgrade', () => upgradeArgs({ ...upgrade, postRender })],
+  ])('%s passes --post-renderer and one --post-renderer-args per argument, in order', (_cmd, build) => {
+    const args = build();
+    expect(flagValue(args, '--post-renderer')).toBe('/opt/operator/post-render');
+    expect(args.filter((a) => a === '--post-renderer')).toHaveLength(1);
+    expect(rendererArgs(args)).toEqual(['--socket=/w/pr.sock', '--chart=a=b', '--x']);
+  });
+
+  it('passes --post-renderer but no --post-renderer-args for a renderer without arguments', () => {
+    const args = installArgs({ ...install, postRender: { renderer: 'plugin-name', args: [] } });
+    expect(flagValue(args, '--post-renderer')).toBe('plugin-name');
+    expect(args).not.toContain('--post-renderer-args');
+  });
+
+  it('passes no post-renderer flags without a post-renderer', () => {
+    for (const args of [installArgs(install), upgradeArgs(upgrade)]) {
+      expect(args).not.toContain('--post-renderer');
+      expect(args).not.toContain('--post-renderer-args');
+    }
+  });
+
+  it('keeps extra args last on install, after the post-renderer flags', () => {
+    const args = installArgs({ ...install, postRender, forceConflicts: true, extraArgs: ['--skip-crds'] });
+    expect(args.at(-1)).toBe('--skip-crds');
+  });
+
+  it('adds --force-conflicts on install only when asked', () => {
+    expect(installArgs({ ...install, forceConflicts: true })).toContain('--force-conflicts');
+    expect(installArgs({ ...install, forceConflicts: false })).not.toContain('--force-conflicts');
+    expect(installArgs(install)).not.toContain('--force-conflicts');
+  });
+
+  it('adds --force-conflicts on upgrade when asked and --force is not set', () => {
+    expect(upgradeArgs({ ...upgrade, forceConflicts: true })).toContain('--force-conflicts');
+    expect(upgradeArgs({ ...upgrade, forceConflicts: true, force: false })).toContain('--force-conflicts');
+    expect(upgradeArgs(upgrade)).not.toContain('--force-conflicts');
+  });
+
+  it('drops --force-conflicts on upgrade when --force is set, which helm 4 does not allow together', () => {
+    const args = upgradeArgs({ ...upgrade, forceConflicts: true, force: true });
+    expect(args).toContain('--force');
+    expect(args).not.toContain('--force-conflicts');
+  });
+});

@@ -27,6 +27,15 @@ export interface InstallArgs extends ReleaseRef {
   readonly labels?: Readonly<Record<string, string>>;
   /** Appended verbatim after every flag built here. */
   readonly extraArgs?: readonly string[];
+  readonly postRender?: PostRenderArgs;
+  /** helm 4 server-side apply: take the chart's fields back from other managers (`--force-conflicts`). */
+  readonly forceConflicts?: boolean;
+}
+
+/** `--post-renderer`: an executable path (helm 3) or a postrenderer/v1 plugin name (helm 4), and its arguments. */
+export interface PostRenderArgs {
+  readonly renderer: string;
+  readonly args: readonly string[];
 }
 
 export interface UpgradeArgs extends ReleaseRef {
@@ -39,6 +48,9 @@ export interface UpgradeArgs extends ReleaseRef {
   readonly labels?: Readonly<Record<string, string>>;
   /** `'client'` renders without contacting the cluster; `'server'` (helm >= 3.13) validates against it. */
   readonly dryRun?: false | 'client' | 'server';
+  readonly postRender?: PostRenderArgs;
+  /** helm 4 server-side apply: take the chart's fields back from other managers (`--force-conflicts`). */
+  readonly forceConflicts?: boolean;
 }
 
 export interface UninstallArgs extends ReleaseRef {
@@ -104,6 +116,8 @@ export function installArgs(p: InstallArgs): string[] {
     'json',
     ...flag(p.disableHooks, '--no-hooks'),
     ...labelArgs(p.labels),
+    ...postRenderArgs(p.postRender),
+    ...flag(p.forceConflicts, '--force-conflicts'),
     ...(p.extraArgs ?? []),
   ];
 }
@@ -128,10 +142,18 @@ export function upgradeArgs(p: UpgradeArgs): string[] {
     ...flag(p.force, '--force'),
     ...flag(p.disableHooks, '--no-hooks'),
     ...labelArgs(p.labels),
+    ...postRenderArgs(p.postRender),
+    // --force and --force-conflicts are mutually exclusive in helm 4; --force replaces objects anyway.
+    ...flag(p.forceConflicts && !p.force, '--force-conflicts'),
     // Bare `--dry-run` means "client" on every supported helm (a bool before 3.13, a string defaulting to client since);
     // `--dry-run=client` would be rejected by 3.8–3.12.
     ...(p.dryRun === 'client' ? ['--dry-run'] : p.dryRun === 'server' ? ['--dry-run=server'] : []),
   ];
+}
+
+function postRenderArgs(p: PostRenderArgs | undefined): string[] {
+  if (p === undefined) return [];
+  return ['--post-renderer', p.renderer, ...p.args.flatMap((a) => ['--post-renderer-args', a])];
 }
 
 export function uninstallArgs(p: UninstallArgs): string[] {

@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { checkHelmVersion, createHelmCli, type HelmCliOptions } from './cli.js';
+import { parse as parseYaml } from 'yaml';
+import { checkHelmVersion, createHelmCli, type HelmCliOptions, POST_RENDER_PLUGIN } from './cli.js';
 import { HelmCommandError, HelmNotFoundError, HelmVersionError } from './errors.js';
 
 // A fake `helm`: records its argv, the env variables we care about and the values file (content and mode) into
 // $FAKE_RECORD, then behaves according to $FAKE_MODE. Signals it receives are appended to $FAKE_RECORD.signals.
+// With $FAKE_VERSION set, `helm version` prints it in every mode.
 const FAKE_HELM = `#!${process.execPath}
 'use strict';
 const fs = require('node:fs');
@@ -32,7 +34,7 @@ const seen = {};
 for (const k of keys) if (env[k] !== undefined) seen[k] = env[k];
 fs.writeFileSync(record + '.tmp', JSON.stringify({ args, env: seen, values }));
 fs.renameSync(record + '.tmp', record);
-if (mode === 'version') {
+if (mode === 'version' || (args[0] === 'version' && env.FAKE_VERSION)) {
   process.stdout.write(env.FAKE_VERSION + '\\n');
 } else if (mode === 'fail') {
   process.stderr.write('noise line\\n'.repeat(1000));
@@ -304,5 +306,118 @@ describe('version', { timeout: 20_000 }, () => {
       { signal: signal() },
     );
     expect(() => checkHelmVersion(v)).toThrow(HelmVersionError);
+  });
+});
+
+describe('with a post-renderer', { timeout: 20_000 }, () => {
+  const postRenderer = { command: '/opt/operator/node', args: ['/opt/operator/post-render-main.js', '--socket=/w/s'] };
+  const perCall = ['--owner-name=web', '--chart=nginx'];
+
+  async function withHelm(version: string, overrides: Partial<HelmCliOptions> = {}) {
+    const t = await setup('ok', { postRenderer, ...overrides });
+    const client = createHelmCli({ ...t.options, env: { ...t.options.env, FAKE_VERSION: version } });
+    return { ...t, client };
+  }
+
+  /** Every `--post-renderer-args` value, in order. */
+  const rendererArgs = (args: readonly string[]) =>
+    args.flatMap((a, i) => (a === '--post-renderer-args' ? [args[i + 1]] : []));
+  const flag = (args: readonly string[], name: string) => {
+    const i = args.indexOf(name);
+    return i < 0 ? undefined : args[i + 1];
+  };
+
+  describe('when helm is v3', () => {
+    it('runs the command as --post-renderer with its fixed args followed by the per-call args', async () => {
+      const t = await withHelm('v3.19.0+g1234');
+      await t.client.install({ ...release, values: VALUES, postRenderArgs: perCall, signal: signal() });
+
+      const { args } = t.recorded();
+      expect(args[0]).toBe('install');
+      expect(flag(args, '--post-renderer')).toBe('/opt/operator/node');
+      expect(rendererArgs(args)).toEqual([...postRenderer.args, ...perCall]);
+      expect(args).not.toContain('--force-conflicts');
+    });
+
+    it('learns the helm version once, then reuses it for later calls', async () => {
+      const t = await withHelm('v3.19.0');
+      await t.client.install({ ...release, values: VALUES, postRenderArgs: perCall, signal: signal() });
+      await t.client.upgrade({ ...release, values: VALUES, postRenderArgs: ['--x=1'], signal: signal() });
+
+      expect(t.spawned.map((a) => a[0])).toEqual(['version', 'install', 'upgrade']);
+      const upgrade = t.recorded().args;
+      expect(flag(upgrade, '--post-renderer')).toBe('/opt/operator/node');
+      expect(rendererArgs(upgrade)).toEqual([...postRenderer.args, '--x=1']);
+    });
+
+    it('passes only the fixed args when the call brings none', async () => {
+      const t = await withHelm('v3.19.0');
+      await t.client.upgrade({ ...release, values: VALUES, signal: signal() });
+      expect(rendererArgs(t.recorded().args)).toEqual(postRenderer.args);
+    });
+  });
+
+  describe('when helm is v4', () => {
+    it('names the plugin as --post-renderer with only the per-call args, and forces conflicts', async () => {
+      const t = await withHelm('v4.0.1');
+      await t.client.install({ ...release, values: VALUES, postRenderArgs: perCall, signal: signal() });
+
+      const { args } = t.recorded();
+      expect(flag(args, '--post-renderer')).toBe(POST_RENDER_PLUGIN);
+      expect(POST_RENDER_PLUGIN).toBe('helm-operator-post-render');
+      expect(rendererArgs(args)).toEqual(perCall);
+      expect(args).toContain('--force-conflicts');
+    });
+
+    it('installs the post-renderer as a postrenderer/v1 plugin in the client HELM_DATA_HOME', async () => {
+      const t = await withHelm('v4.0.1');
+      await t.client.install({ ...release, values: VALUES, postRenderArgs: perCall, signal: signal() });
+
+      const dataHome = t.recorded().env.HELM_DATA_HOME ?? '';
+      expect(dataHome.startsWith(t.workDir)).toBe(true);
+      const file = join(dataHome, 'plugins', POST_RENDER_PLUGIN, 'plugin.yaml');
+      const text = readFileSync(file, 'utf8');
+      expect(text).toContain('type: postrenderer/v1');
+      const plugin = parseYaml(text) as {
+        name: string;
+        type: string;
+        runtime: string;
+        runtimeConfig: { platformCommand: { command: string; args: string[] }[] };
+      };
+      expect(plugin).toMatchObject({ name: POST_RENDER_PLUGIN, type: 'postrenderer/v1', runtime: 'subprocess' });
+      expect(plugin.runtimeConfig.platformCommand).toEqual([
+        { command: postRenderer.command, args: postRenderer.args },
+      ]);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+    });
+
+    it('does not pass --force-conflicts together with --force on upgrade', async () => {
+      const t = await withHelm('v4.0.1');
+      await t.client.upgrade({ ...release, values: VALUES, force: true, postRenderArgs: perCall, signal: signal() });
+      const { args } = t.recorded();
+      expect(args).toContain('--force');
+      expect(args).not.toContain('--force-conflicts');
+      expect(flag(args, '--post-renderer')).toBe(POST_RENDER_PLUGIN);
+    });
+  });
+});
+
+describe('without a post-renderer', { timeout: 20_000 }, () => {
+  it('never spawns helm version for install, and passes no post-renderer flags', async () => {
+    const t = await setup('ok');
+    await t.client.install({ ...release, values: VALUES, postRenderArgs: ['--x=1'], signal: signal() });
+    expect(t.spawned.map((a) => a[0])).toEqual(['install']);
+    expect(t.recorded().args).not.toContain('--post-renderer');
+    expect(t.recorded().args).not.toContain('--post-renderer-args');
+    expect(t.recorded().args).not.toContain('--force-conflicts');
+  });
+
+  it('forces conflicts once a version call has shown helm v4', async () => {
+    const t = await setup('ok');
+    const client = createHelmCli({ ...t.options, env: { ...t.options.env, FAKE_VERSION: 'v4.1.0' } });
+    await client.version({ signal: signal() });
+    await client.install({ ...release, values: VALUES, signal: signal() });
+    expect(t.recorded().args).toContain('--force-conflicts');
+    expect(existsSync(join(t.recorded().env.HELM_DATA_HOME ?? '', 'plugins'))).toBe(false);
   });
 });

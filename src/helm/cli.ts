@@ -45,7 +45,16 @@ export interface HelmCliOptions {
   env?: Record<string, string | undefined>;
   /** Called with the (redacted) argv just before each helm process starts: metrics and tests. */
   onSpawn?: (args: readonly string[]) => void;
+  /**
+   * The post-renderer that install and upgrade run: an executable and its leading arguments (each call appends
+   * its own `postRenderArgs`). helm 3 runs it as `--post-renderer`; for helm 4 the client installs it as the
+   * postrenderer/v1 plugin POST_RENDER_PLUGIN in its own plugin directory. @default none
+   */
+  postRenderer?: { readonly command: string; readonly args: readonly string[] };
 }
+
+/** The name of the helm 4 post-renderer plugin each client writes into its HELM_DATA_HOME. */
+export const POST_RENDER_PLUGIN = 'helm-operator-post-render';
 
 /** The values given to a chart: the custom resource's spec. Serialized as JSON, which is valid YAML. */
 export type HelmValues = Readonly<Record<string, unknown>>;
@@ -77,6 +86,8 @@ export interface InstallParams extends ReleaseParams {
   /** Labels stored on the release record (`--labels`). */
   readonly labels?: Readonly<Record<string, string>>;
   readonly extraArgs?: readonly string[];
+  /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
+  readonly postRenderArgs?: readonly string[];
 }
 
 export interface UpgradeParams extends ReleaseParams {
@@ -86,6 +97,8 @@ export interface UpgradeParams extends ReleaseParams {
   readonly labels?: Readonly<Record<string, string>>;
   readonly force?: boolean;
   readonly dryRun?: false | 'client' | 'server';
+  /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
+  readonly postRenderArgs?: readonly string[];
 }
 
 export interface UninstallParams extends ReleaseParams {
@@ -120,6 +133,8 @@ export function createHelmCli(options: HelmCliOptions): HelmClient {
   const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? 300_000, 1);
   const killGraceMs = checkInt('killGraceMs', options.killGraceMs ?? 30_000, 1);
   let childEnv: Promise<Record<string, string>> | undefined;
+  /** helm's major version, learnt from the first `version` call (the composition root makes one at startup). */
+  let major: number | undefined;
 
   /** Creates this client's helm homes once (retried after a failure) and returns the child environment. */
   const prepare = (): Promise<Record<string, string>> => {
@@ -203,19 +218,36 @@ export function createHelmCli(options: HelmCliOptions): HelmClient {
     ...(valuesFile === undefined ? {} : { valuesFile }),
   });
 
+  async function version({ signal }: HelmCallOptions): Promise<HelmVersion> {
+    const v = parseHelmVersion(await run('version', versionArgs(), { signal, secrets: [] }));
+    major = v.major;
+    return v;
+  }
+
+  /**
+   * Flags that depend on the helm major version: the post-renderer (a path for helm 3, the plugin for helm 4) and,
+   * for helm 4's server-side apply, `--force-conflicts` so that the chart wins over fields others took.
+   */
+  async function applyArgs(p: HelmCallOptions & { readonly postRenderArgs?: readonly string[] }) {
+    const pr = options.postRenderer;
+    // Without a post-renderer, never spawn `helm version` just for this: the composition root has called it.
+    if (pr === undefined) return major === undefined ? {} : { forceConflicts: major >= 4 };
+    const v4 = (major ?? (await version({ signal: p.signal })).major) >= 4;
+    const args = [...(v4 ? [] : pr.args), ...(p.postRenderArgs ?? [])];
+    return { postRender: { renderer: v4 ? POST_RENDER_PLUGIN : pr.command, args }, forceConflicts: v4 };
+  }
+
   return {
-    async version({ signal }) {
-      return parseHelmVersion(await run('version', versionArgs(), { signal, secrets: [] }));
-    },
+    version,
     install(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const out = await run('install', installArgs({ ...p, valuesFile }), ctxOf(p, secretsOf(p.values), valuesFile));
-        return parseRelease(out, 'install', p);
+        const args = installArgs({ ...p, valuesFile, ...(await applyArgs(p)) });
+        return parseRelease(await run('install', args, ctxOf(p, secretsOf(p.values), valuesFile)), 'install', p);
       });
     },
     upgrade(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const args = upgradeArgs({ ...p, valuesFile, historyMax });
+        const args = upgradeArgs({ ...p, valuesFile, historyMax, ...(await applyArgs(p)) });
         return parseRelease(await run('upgrade', args, ctxOf(p, secretsOf(p.values), valuesFile)), 'upgrade', p);
       });
     },
@@ -240,7 +272,30 @@ async function createHomes(options: HelmCliOptions, historyMax: number): Promise
   const home = await mkdtemp(join(options.workDir, 'helm-'));
   const homes = { cacheHome: join(home, 'cache'), configHome: join(home, 'config'), dataHome: join(home, 'data') };
   await Promise.all(Object.values(homes).map((dir) => mkdir(dir, { mode: 0o700 })));
+  if (options.postRenderer) await writePostRenderPlugin(join(homes.dataHome, 'plugins'), options.postRenderer);
   return helmEnv({ base: options.env ?? {}, kubeconfig: options.kubeconfig, ...homes, kubeCacheDir, historyMax });
+}
+
+/**
+ * helm 4 finds post-renderers only as plugins: a subprocess plugin whose command is the post-renderer, in the
+ * default plugin directory of this client's HELM_DATA_HOME. JSON strings keep paths intact in the YAML.
+ */
+async function writePostRenderPlugin(pluginsDir: string, pr: NonNullable<HelmCliOptions['postRenderer']>) {
+  const dir = join(pluginsDir, POST_RENDER_PLUGIN);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const yaml = [
+    'apiVersion: v1',
+    'type: postrenderer/v1',
+    `name: ${POST_RENDER_PLUGIN}`,
+    'version: 1.0.0',
+    'runtime: subprocess',
+    'runtimeConfig:',
+    '  platformCommand:',
+    `    - command: ${JSON.stringify(pr.command)}`,
+    `      args: ${JSON.stringify(pr.args)}`,
+    '',
+  ].join('\n');
+  await writeFile(join(dir, 'plugin.yaml'), yaml, { mode: 0o600 });
 }
 
 /**

@@ -1,7 +1,29 @@
 // Splits a Helm release manifest (multi-document YAML with `# Source:` comments) into the identity of each object
-// it names: apiVersion, kind, name, namespace and annotations. Used by reconciler/cleanup.ts (uninstall-wait).
-// Pure and synchronous; never keeps object bodies, and never puts manifest text (values, data) in an error.
-import { CORE_SCHEMA, loadAll, mergeTag, YAMLException } from 'js-yaml';
+// it names (used by reconciler/cleanup.ts), and rewrites each object of a rendered manifest (the post-renderer).
+// Pure and synchronous; the only module that imports js-yaml; never puts manifest text (values, data) in an error.
+import {
+  boolCoreTag,
+  boolYaml11Tag,
+  CORE_SCHEMA,
+  DUMP_SCHEMA,
+  type DumpOptions,
+  defineScalarTag,
+  dump,
+  floatCoreTag,
+  floatYaml11Tag,
+  intCoreTag,
+  intYaml11Tag,
+  loadAll,
+  mapTag,
+  mergeTag,
+  NOT_RESOLVED,
+  nullCoreTag,
+  nullYaml11Tag,
+  type ScalarTagDefinition,
+  Schema,
+  timestampTag,
+  YAMLException,
+} from 'js-yaml';
 import { OperatorError } from '../core/errors.js';
 
 /** Helm's per-object resource policy annotation. */
@@ -93,6 +115,65 @@ export function resourcePolicyKeep(obj: Pick<ManifestObject, 'annotations'>): bo
  */
 export function helmUninstallSkips(obj: Pick<ManifestObject, 'annotations'>): boolean {
   return resourcePolicy(obj) !== undefined;
+}
+
+/**
+ * Rewrites every object of a rendered manifest with `fn`, as a Helm post-renderer does. Documents are cut like
+ * splitManifest cuts them; `kind: List` / `<Kind>List` items are rewritten one by one (typed-list items without
+ * apiVersion and kind are given them); mappings without apiVersion or kind and non-mapping documents are written
+ * back unchanged; empty documents are dropped. Each document comes out as `---`, its leading comment lines
+ * (`# Source: ...`) verbatim, then its YAML; comments inside a document are not kept. Strings stay strings for
+ * YAML 1.1 and 1.2 readers alike ('yes' and '0755' stay quoted). A plain scalar that YAML 1.1 (Helm's parser) and
+ * YAML 1.2 read differently (0644, yes, on, 1_000, 2024-01-01) reaches `fn` as an opaque object whose String() is
+ * its text, and is written back as it was, so Helm reads it as it would have without this transform.
+ * Throws a ManifestParseError for a document that is not valid YAML; errors thrown by `fn` pass through.
+ */
+export function transformManifest(
+  manifest: string,
+  fn: (obj: Record<string, unknown>) => Record<string, unknown>,
+): string {
+  let out = '';
+  for (const chunk of documentChunks(manifest)) {
+    let docs: unknown[];
+    try {
+      docs = loadAll(chunk.text, { schema: TRANSFORM_LOAD_SCHEMA });
+    } catch (err) {
+      throw parseError(err, chunk.firstLine, sourceOf(chunk.text));
+    }
+    let comments = leadingComments(chunk.text);
+    for (const doc of docs) {
+      if (doc === null || doc === undefined) continue;
+      out += `---\n${comments}${dump(transformDocument(doc, fn), DUMP_OPTIONS)}`;
+      comments = '';
+    }
+  }
+  return out;
+}
+
+/**
+ * Every object of a release manifest in full, read as Helm reads it (YAML 1.1 scalars: `0644` is octal 420,
+ * `yes` is true), in manifest order; List documents are replaced by their items, and documents without apiVersion,
+ * kind or metadata.name are skipped. For drift repair, which applies these objects as they are.
+ * Throws a ManifestParseError for a document that is not valid YAML.
+ */
+export function manifestObjects(manifest: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const chunk of documentChunks(manifest)) {
+    let docs: unknown[];
+    try {
+      docs = loadAll(chunk.text, { schema: HELM_READ_SCHEMA });
+    } catch (err) {
+      throw parseError(err, chunk.firstLine, sourceOf(chunk.text));
+    }
+    for (const doc of docs) {
+      transformDocument(doc, (obj) => {
+        const metadata = own(obj, 'metadata');
+        if (isMapping(metadata) && nonEmptyString(own(metadata, 'name')) !== undefined) out.push(obj);
+        return obj;
+      });
+    }
+  }
+  return out;
 }
 
 interface Chunk {
@@ -197,4 +278,94 @@ function stringEntries(value: unknown): Record<string, string> | undefined {
   if (!isMapping(value)) return undefined;
   const entries = Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string');
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/** A plain scalar that YAML 1.1 and YAML 1.2 core read differently (or a too-large integer): kept as written. */
+class PlainScalar {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+const CORE_TAGS = [nullCoreTag, boolCoreTag, intCoreTag, floatCoreTag];
+const YAML11_TAGS = [nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag, timestampTag];
+
+function resolveWith(tags: readonly ScalarTagDefinition[], text: string): unknown {
+  for (const tag of tags) {
+    const value: unknown = tag.resolve(text, false, tag.tagName);
+    if (value !== NOT_RESOLVED) return value;
+  }
+  return text;
+}
+
+/** First among the implicit tags, so it claims ambiguous plain scalars when loading and keeps them plain on dump. */
+const plainTag = defineScalarTag<PlainScalar>('tag:helm-operator.local,2024:plain', {
+  implicit: true,
+  resolve: (text) => {
+    const core = resolveWith(CORE_TAGS, text);
+    const unsafe = typeof core === 'number' && Number.isInteger(core) && !Number.isSafeInteger(core);
+    return unsafe || !Object.is(core, resolveWith(YAML11_TAGS, text)) ? new PlainScalar(text) : NOT_RESOLVED;
+  },
+  identify: (data) => data instanceof PlainScalar,
+  represent: (data: PlainScalar) => data.text,
+});
+
+/** Mapping keys cannot be objects: an ambiguous plain key becomes its text. */
+const unwrap = (key: unknown): unknown => (key instanceof PlainScalar ? key.text : key);
+const keyTextMapTag: typeof mapTag = {
+  ...mapTag,
+  addPair: (container, key, value) => mapTag.addPair(container, unwrap(key), value),
+  has: (container, key) => mapTag.has(container, unwrap(key)),
+};
+const TRANSFORM_LOAD_SCHEMA = new Schema([plainTag, ...SCHEMA.withTags(keyTextMapTag).tags]);
+// Helm's reader (YAML 1.1 via sigs.k8s.io/yaml) for plain scalars; timestamps stay strings, as in JSON.
+// Later tags replace earlier ones of the same name, so the YAML 1.1 scalars come last.
+const HELM_READ_SCHEMA = new Schema([...SCHEMA.tags, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag]);
+// DUMP_SCHEMA quotes every string that YAML 1.1 or 1.2 would read as another type ('yes', '0755', '2024-01-01').
+const DUMP_OPTIONS: DumpOptions = {
+  schema: new Schema([plainTag, ...DUMP_SCHEMA.tags]),
+  noRefs: true,
+  lineWidth: -1,
+};
+
+function transformDocument(doc: unknown, fn: (obj: Mapping) => Mapping): unknown {
+  if (!isMapping(doc)) return doc;
+  const apiVersion = nonEmptyString(own(doc, 'apiVersion'));
+  const kind = nonEmptyString(own(doc, 'kind'));
+  const items = own(doc, 'items');
+  if (kind?.endsWith('List') && Array.isArray(items)) {
+    const itemKind = kind.slice(0, -'List'.length);
+    const rewritten = items.map((item: unknown) => {
+      const typed =
+        isMapping(item) &&
+        own(item, 'apiVersion') === undefined &&
+        own(item, 'kind') === undefined &&
+        apiVersion !== undefined &&
+        itemKind !== '';
+      return transformDocument(typed ? { ...item, apiVersion, kind: itemKind } : item, fn);
+    });
+    return { ...doc, items: rewritten };
+  }
+  return apiVersion !== undefined && kind !== undefined ? fn(doc) : doc;
+}
+
+/** The comment lines that open a chunk (after its `---`), each ending in a newline; blank lines are left out. */
+function leadingComments(text: string): string {
+  let out = '';
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    let line = text.slice(start, end < 0 ? text.length : end);
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (start === 0 && /^---(?=[ \t]|$)/.test(line)) line = line.slice(3).trim();
+    const trimmed = line.trim();
+    if (trimmed !== '' && !trimmed.startsWith('#')) break;
+    if (trimmed !== '') out += `${line}\n`;
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return out;
 }

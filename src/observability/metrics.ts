@@ -55,6 +55,8 @@ export class OperatorMetrics {
   readonly #createdAt: Gauge<keyof ResourceLabels>;
   readonly #leaderStatus: Gauge<'name'>;
   readonly #helmExec: Histogram<'action' | 'result'>;
+  readonly #driftCorrections: Counter<'controller' | 'kind' | 'action'>;
+  #countDependents: () => number = () => 0;
 
   constructor(options: MetricsOptions) {
     const registers = [this.#registry];
@@ -175,6 +177,21 @@ export class OperatorMetrics {
       labelNames: ['name'],
       registers,
     });
+    this.#driftCorrections = new Counter({
+      name: 'helm_operator_drift_corrections_total',
+      help: 'Objects of a release put back by drift repair (without helm), by kind and action (created or patched)',
+      labelNames: ['controller', 'kind', 'action'],
+      registers,
+    });
+    const dependentObjects = () => this.#countDependents();
+    new Gauge({
+      name: 'helm_operator_dependent_objects_cached',
+      help: 'Objects held by the label-selected dependent informers',
+      registers,
+      collect() {
+        this.set(dependentObjects());
+      },
+    });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.#registry });
   }
 
@@ -228,6 +245,16 @@ export class OperatorMetrics {
   /** Records one helm process (or client call) by action and outcome. */
   helmExec(action: HelmAction, result: 'success' | 'error', seconds: number): void {
     this.#helmExec.observe({ action, result }, seconds);
+  }
+
+  /** Counts one object put back by drift repair. */
+  driftCorrected(controller: string, kind: string, action: 'created' | 'patched'): void {
+    this.#driftCorrections.inc({ controller, kind, action });
+  }
+
+  /** Where helm_operator_dependent_objects_cached reads its value at each scrape. */
+  dependentObjects(count: () => number): void {
+    this.#countDependents = count;
   }
 
   /** Sets leader_election_master_status{name} to 1 while this process leads the lease `name`, else 0. */

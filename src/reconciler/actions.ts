@@ -15,6 +15,8 @@ export interface ActionContext {
   readonly chart: string;
   readonly values: Readonly<Record<string, unknown>>;
   readonly labels: Readonly<Record<string, string>>;
+  /** The post-renderer's per-call arguments (which CR owns the objects). @default none */
+  readonly postRenderArgs?: readonly string[];
   readonly options: ReleaseOptions;
   readonly helm: HelmClient;
   readonly releases: ReleaseReader;
@@ -69,6 +71,7 @@ export async function install(ctx: ActionContext, state: HistorySummary): Promis
       chart: ctx.chart,
       values: ctx.values,
       labels: ctx.labels,
+      ...(ctx.postRenderArgs ? { postRenderArgs: ctx.postRenderArgs } : {}),
       disableHooks: ctx.options.installDisableHooks,
       signal,
     });
@@ -102,6 +105,7 @@ export async function upgrade(ctx: ActionContext, deployed: HelmRelease): Promis
       chart: ctx.chart,
       values: ctx.values,
       labels: ctx.labels,
+      ...(ctx.postRenderArgs ? { postRenderArgs: ctx.postRenderArgs } : {}),
       force: ctx.options.upgradeForce,
       disableHooks: ctx.options.upgradeDisableHooks,
       signal,

@@ -16,7 +16,7 @@ import { type ReleaseOptions, reconcilePeriod, releaseOptions } from './annotati
 import { type BackoffPolicy, failureMessage, isRenderError, releaseRetryDelay } from './classify.js';
 import { chartDigest, releaseFingerprint } from './fingerprint.js';
 import { deployedStatus, failedStatus, readStatus, sameStatus, uninstalledStatus, withoutFailures } from './status.js';
-import type { CrAccess, CustomResource, EventSink, HelmAppStatus, ReleaseReader } from './types.js';
+import type { CrAccess, CustomResource, DependentsPort, EventSink, HelmAppStatus, ReleaseReader } from './types.js';
 
 /** Label on Helm's release record holding the fingerprint of the inputs that produced it. */
 export const FINGERPRINT_LABEL = 'helm.sdk.operatorframework.io/fingerprint';
@@ -44,9 +44,19 @@ export interface HelmReconcilerOptions {
   readonly suppressOverrideValues?: boolean;
   /** @default 10 s doubling to 15 min */
   readonly releaseBackoff?: BackoffPolicy;
+  /**
+   * The post-renderer's per-call arguments for a CR (ownership of what the chart renders); also part of the
+   * release fingerprint, so releases rendered without it are upgraded once. @default no post-renderer
+   */
+  readonly postRenderArgs?: (cr: CustomResource) => readonly string[];
+  /** Dependent watches and drift repair for deployed releases. @default none */
+  readonly dependents?: DependentsPort;
   readonly clock: Clock;
   readonly logger: Logger;
 }
+
+/** Version of what the post-renderer does to objects: a change re-renders every release once. */
+export const OWNERSHIP_RENDER = 'ownership/v1';
 
 export interface Outcome {
   readonly requeueAfterMs?: number;
@@ -111,7 +121,10 @@ export class HelmReconciler {
         releaseFingerprint({
           chartDigest: await chartDigest(this.#o.watch.chart, { signal }),
           values,
-          options: { dryRunOption: this.#o.watch.dryRunOption ?? '' },
+          options: {
+            dryRunOption: this.#o.watch.dryRunOption ?? '',
+            ...(this.#o.postRenderArgs ? { postRender: OWNERSHIP_RENDER } : {}),
+          },
         }),
       ),
     };
@@ -138,6 +151,7 @@ export class HelmReconciler {
       chart: this.#o.watch.chart,
       values,
       labels,
+      ...(this.#o.postRenderArgs ? { postRenderArgs: this.#o.postRenderArgs(current) } : {}),
       options,
       helm: this.#o.helm,
       releases: this.#o.releases,
@@ -192,6 +206,8 @@ export class HelmReconciler {
         ? 'InstallSuccessful'
         : 'UpgradeSuccessful';
     const deployedRelease = { name: release, manifest: rel.manifest, revision: rel.version };
+    // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm).
+    await this.#o.dependents?.afterDeploy(current, rel.manifest, result !== undefined, { signal, log });
     await write(deployedStatus(withoutFailures(base), reason, rel.info.notes ?? '', deployedRelease, this.#now()));
     return requeue;
   }

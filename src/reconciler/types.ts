@@ -1,5 +1,6 @@
 // The reconciler's view of the world: the custom resource shape it reads, its status, and the narrow ports it
 // needs (CR access, release history, helm). Types only; the CLI adapts the kube client and helm adapter to them.
+import type { Logger } from '../core/logger.js';
 import type { HelmRelease } from '../helm/release.js';
 import type { Condition } from '../status/conditions.js';
 
@@ -66,4 +67,13 @@ export interface EventSink {
 /** Reads Helm's release records through the API, without spawning helm. */
 export interface ReleaseReader {
   history(namespace: string, release: string, opts: Signal): Promise<readonly StoredRelease[]>;
+}
+
+/** Dependent watches and drift repair (the CLI wires the real ones). */
+export interface DependentsPort {
+  /**
+   * Called with the deployed manifest after every successful reconcile: watch its kinds; when `changed` is false
+   * (no install or upgrade ran), re-assert drifted or deleted objects. Must not throw for a drift it cannot fix.
+   */
+  afterDeploy(cr: CustomResource, manifest: string, changed: boolean, opts: Signal & { log: Logger }): Promise<void>;
 }

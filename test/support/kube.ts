@@ -10,6 +10,7 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 
@@ -21,6 +22,7 @@ export interface TestKube {
   readonly apiext: ApiextensionsV1Api;
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
+  readonly rbac: RbacAuthorizationV1Api;
 }
 
 export function testKube(): TestKube {
@@ -35,6 +37,7 @@ export function testKube(): TestKube {
     apiext: kc.makeApiClient(ApiextensionsV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
     coordination: kc.makeApiClient(CoordinationV1Api),
+    rbac: kc.makeApiClient(RbacAuthorizationV1Api),
   };
 }
 

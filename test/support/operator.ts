@@ -190,6 +190,8 @@ export async function runCleanups(cleanups: (() => Promise<unknown>)[]): Promise
 }
 
 export const FAILING_CHART = join(ROOT, 'test/fixtures/charts/failing');
+/** Namespaced, cluster-scoped, keep-policy and cross-namespace objects, for ownership and drift tests. */
+export const DEPENDENTS_CHART = join(ROOT, 'test/fixtures/charts/dependents');
 
 export interface CrStatus {
   conditions?: { type: string; status: string; reason?: string; message?: string }[];

@@ -1,6 +1,6 @@
 // The real operator's metrics and probe servers: /readyz turns 200 once the informers synced, and after one CR is
 // installed /metrics shows controller-runtime's reconcile and workqueue families, helm timings, the CR's creation
-// time, build info and Node process metrics.
+// time, build info, drift corrections, the dependent cache size and Node process metrics.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
 import {
@@ -117,6 +117,19 @@ describe('the operator, with metrics and probes on', () => {
       `resource_created_at_seconds{name="${name}",namespace="${ns}",group="${kind.group}",version="${kind.version}",kind="${kind.kind}"} ${Date.parse(created) / 1000}`,
     );
     has('process_cpu_seconds_total ');
+  });
+
+  it('counts a drift repair in helm_operator_drift_corrections_total and shows the dependent cache size', async () => {
+    const cm = `${name}-nginx`;
+    await kube.core.deleteNamespacedConfigMap({ name: cm, namespace: ns });
+    const metricsAt = address('Serving metrics');
+    const c = `controller="${kind.kind.toLowerCase()}-controller"`;
+    await expect
+      .poll(async () => (await get(metricsAt, '/metrics')).body, POLL)
+      .toContain(`helm_operator_drift_corrections_total{${c},kind="ConfigMap",action="created"} 1`);
+    expect((await kube.core.readNamespacedConfigMap({ name: cm, namespace: ns })).metadata?.name).toBe(cm);
+    // The release's Deployment, Service and ConfigMap, and nothing else: the informers are label-selected.
+    expect((await get(metricsAt, '/metrics')).body).toMatch(/^helm_operator_dependent_objects_cached 3$/m);
   });
 
   it("times the uninstall and drops the CR's resource_created_at_seconds series when it is deleted", async () => {

@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import { type Logger, silentLogger } from '../core/logger.js';
+import type { DriftCorrection, DriftRepairer, DriftResult } from '../drift/repair.js';
+import { NotFoundError } from '../kube/errors.js';
+import type { ApiResource, GroupVersionKind } from '../kube/types.js';
+import type { CustomResource } from '../reconciler/types.js';
+import { dependentsPort } from './port.js';
+import type { DependentWatcher } from './watcher.js';
+
+const CONFIG_MAPS: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  namespaced: true,
+};
+const DEPLOYMENTS: ApiResource = {
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  plural: 'deployments',
+  namespaced: true,
+};
+const CLUSTER_ROLES: ApiResource = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  plural: 'clusterroles',
+  namespaced: false,
+};
+const KNOWN = [CONFIG_MAPS, DEPLOYMENTS, CLUSTER_ROLES];
+
+const MANIFEST = `---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  mode: fast
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: more
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: reader
+`;
+
+const CR: CustomResource = {
+  apiVersion: 'demo.example.com/v1alpha1',
+  kind: 'Nginx',
+  metadata: { name: 'web', namespace: 'team', uid: 'uid-1' },
+};
+
+const NOTHING: DriftResult = { checked: 4, corrected: [], failed: [] };
+
+function recordingLogger() {
+  const lines: { level: string; obj: object; msg: string }[] = [];
+  const at = (level: string) => (obj: object, msg: string) => {
+    lines.push({ level, obj, msg });
+  };
+  const logger: Logger = {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: () => logger,
+  };
+  return { logger, lines };
+}
+
+/** The port with recording fakes; `unknownKinds` fail discovery with a NotFoundError. */
+function setup(result: DriftResult = NOTHING, opts: { unknownKinds?: string[]; watcher?: boolean } = {}) {
+  const discovered: string[] = [];
+  const ensured: ApiResource[][] = [];
+  const repairs: { manifest: string; namespace: string; signal: AbortSignal; log: Logger }[] = [];
+  const events: { cr: CustomResource; type: string; reason: string; message: string }[] = [];
+  const counted: DriftCorrection[] = [];
+  const kube = {
+    async discover(gvk: GroupVersionKind, { signal }: { signal: AbortSignal }): Promise<ApiResource> {
+      signal.throwIfAborted();
+      discovered.push(`${gvk.group}/${gvk.version}/${gvk.kind}`);
+      const res = KNOWN.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
+      if (!res || opts.unknownKinds?.includes(gvk.kind)) throw new NotFoundError({ status: 404 });
+      return res;
+    },
+  };
+  const watcher = {
+    ensure(resources: readonly ApiResource[]) {
+      ensured.push([...resources]);
+    },
+  } as unknown as DependentWatcher;
+  const repairer = {
+    async repair(manifest: string, namespace: string, signal: AbortSignal, log: Logger) {
+      repairs.push({ manifest, namespace, signal, log });
+      return result;
+    },
+  } as unknown as DriftRepairer;
+  const port = dependentsPort({
+    kube,
+    ...(opts.watcher === false ? {} : { watcher }),
+    repairer,
+    events: { event: (cr, type, reason, message) => events.push({ cr, type, reason, message }) },
+    onCorrected: (c) => counted.push(c),
+  });
+  return { port, discovered, ensured, repairs, events, counted };
+}
+
+const call = (log: Logger = silentLogger, signal = new AbortController().signal) => ({ signal, log });
+
+describe('dependentsPort.afterDeploy', () => {
+  describe('when a helm action changed the release', () => {
+    it("hands the manifest's kinds to the watcher, each discovered once, and does not repair", async () => {
+      const t = setup();
+      await t.port.afterDeploy(CR, MANIFEST, true, call());
+
+      expect(t.discovered).toEqual(['/v1/ConfigMap', 'apps/v1/Deployment', 'rbac.authorization.k8s.io/v1/ClusterRole']);
+      expect(t.ensured).toEqual([[CONFIG_MAPS, DEPLOYMENTS, CLUSTER_ROLES]]);
+      expect(t.repairs).toEqual([]);
+      expect(t.events).toEqual([]);
+    });
+  });
+
+  describe('when no helm action ran', () => {
+    it('repairs drift in the CR namespace with the call signal and logger', async () => {
+      const t = setup();
+      const { logger } = recordingLogger();
+      const signal = new AbortController().signal;
+      await t.port.afterDeploy(CR, MANIFEST, false, call(logger, signal));
+
+      expect(t.repairs).toHaveLength(1);
+      expect(t.repairs[0]).toMatchObject({ manifest: MANIFEST, namespace: 'team' });
+      expect(t.repairs[0]?.signal).toBe(signal);
+      expect(t.repairs[0]?.log).toBe(logger);
+      expect(t.ensured).toHaveLength(1);
+      expect(t.events).toEqual([]);
+    });
+
+    it('emits one DriftCorrected event per correction naming the object, and counts each', async () => {
+      const corrected: DriftCorrection[] = [
+        { action: 'created', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name: 'settings', paths: [] },
+        {
+          action: 'patched',
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace: 'team',
+          name: 'web',
+          paths: ['spec.replicas'],
+        },
+      ];
+      const t = setup({ checked: 4, corrected, failed: [] });
+      const { logger, lines } = recordingLogger();
+
+      await t.port.afterDeploy(CR, MANIFEST, false, call(logger));
+
+      expect(t.events).toEqual([
+        {
+          cr: CR,
+          type: 'Normal',
+          reason: 'DriftCorrected',
+          message: 'Recreated ConfigMap team/settings, which had been deleted',
+        },
+        {
+          cr: CR,
+          type: 'Normal',
+          reason: 'DriftCorrected',
+          message: "Reverted Deployment team/web to the chart's spec.replicas",
+        },
+      ]);
+      expect(t.counted).toEqual(corrected);
+      expect(lines.filter((l) => l.msg === 'Drift corrected')).toHaveLength(2);
+    });
+
+    it('emits one DriftRepairFailed warning per failure, naming the object and the reason', async () => {
+      const t = setup({
+        checked: 4,
+        corrected: [],
+        failed: [
+          { kind: 'ConfigMap', namespace: 'team', name: 'settings', message: 'forbidden' },
+          { kind: 'ClusterRole', namespace: '', name: 'reader', message: 'webhook denied' },
+        ],
+      });
+
+      await t.port.afterDeploy(CR, MANIFEST, false, call());
+
+      expect(t.events.map((e) => [e.type, e.reason, e.message])).toEqual([
+        ['Warning', 'DriftRepairFailed', 'Cannot put back ConfigMap team/settings: forbidden'],
+        ['Warning', 'DriftRepairFailed', 'Cannot put back ClusterRole reader: webhook denied'],
+      ]);
+      expect(t.counted).toEqual([]);
+    });
+
+    it('repairs without watching when there is no watcher', async () => {
+      const t = setup(NOTHING, { watcher: false });
+      await t.port.afterDeploy(CR, MANIFEST, false, call());
+      expect(t.discovered).toEqual([]);
+      expect(t.repairs).toHaveLength(1);
+    });
+  });
+
+  describe('when discovery fails for a kind', () => {
+    it('skips that kind with a warning, watches the others and does not throw', async () => {
+      const t = setup(NOTHING, { unknownKinds: ['Deployment'] });
+      const { logger, lines } = recordingLogger();
+
+      await expect(t.port.afterDeploy(CR, MANIFEST, true, call(logger))).resolves.toBeUndefined();
+
+      expect(t.ensured).toEqual([[CONFIG_MAPS, CLUSTER_ROLES]]);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          msg: 'Cannot watch dependent kind',
+          obj: expect.objectContaining({ kind: 'Deployment' }),
+        }),
+      );
+    });
+
+    it('tries that kind again on the next call', async () => {
+      const t = setup(NOTHING, { unknownKinds: ['Deployment'] });
+      await t.port.afterDeploy(CR, MANIFEST, true, call());
+      await t.port.afterDeploy(CR, MANIFEST, true, call());
+      expect(t.discovered.filter((d) => d.endsWith('/Deployment'))).toHaveLength(2);
+    });
+  });
+
+  describe('when the same kinds come again', () => {
+    it('discovers each kind only once across calls and CRs', async () => {
+      const t = setup();
+      const other: CustomResource = { ...CR, metadata: { ...CR.metadata, name: 'db', namespace: 'other' } };
+
+      await t.port.afterDeploy(CR, MANIFEST, true, call());
+      await t.port.afterDeploy(other, MANIFEST, false, call());
+      await t.port.afterDeploy(CR, MANIFEST, true, call());
+
+      expect(t.discovered).toHaveLength(3);
+      expect(t.ensured).toEqual([[CONFIG_MAPS, DEPLOYMENTS, CLUSTER_ROLES], [], []]);
+      expect(t.repairs.map((r) => r.namespace)).toEqual(['other']);
+    });
+  });
+
+  describe('when the call is aborted', () => {
+    it('rejects instead of skipping kinds, and does not repair', async () => {
+      const t = setup();
+      await expect(t.port.afterDeploy(CR, MANIFEST, false, call(silentLogger, AbortSignal.abort()))).rejects.toThrow();
+      expect(t.repairs).toEqual([]);
+      expect(t.ensured).toEqual([]);
+    });
+  });
+});

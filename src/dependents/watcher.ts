@@ -1,0 +1,131 @@
+// Dependent watches: one label-selected informer per kind that a release manifest contains (per watched namespace
+// for namespaced kinds), started on demand after installs and upgrades. Routes each relevant change to the owning
+// CR's controller and answers cache lookups for drift repair. Called by the operator's dependents adapter.
+// Never caches objects outside this operator's charts (the selector is the chart label): no cluster-wide Secrets.
+import { Informer } from '../cache/informer.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import { CHART_LABEL } from '../ownership/rules.js';
+import { ownerOf } from './mapping.js';
+import { changedBeyondBookkeeping } from './predicates.js';
+
+/** What a dependent event asks for: reconcile the CR `key` of the kind `groupKind` (`Kind.group`). */
+export interface DependentTrigger {
+  readonly groupKind: string;
+  readonly key: string;
+  readonly event: 'add' | 'update' | 'delete';
+  readonly object: {
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly namespace: string;
+    readonly name: string;
+  };
+}
+
+export interface DependentWatcherOptions {
+  readonly kube: Pick<KubeClient, 'list' | 'watch'>;
+  /** Watched namespaces for namespaced kinds; [''] means all. */
+  readonly namespaces: readonly string[];
+  /** Chart names (the chart label's values) whose objects are watched. */
+  readonly charts: readonly string[];
+  readonly trigger: (t: DependentTrigger) => void;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The informers run until this aborts (the operator's lifetime, not a reconcile's). */
+  readonly signal: AbortSignal;
+}
+
+/** The answer of a cache lookup: the object, `null` for "synced and absent", undefined for "not watched here". */
+export type CacheAnswer = KubeObject | null | undefined;
+
+export class DependentWatcher {
+  readonly #o: DependentWatcherOptions;
+  readonly #selector: string;
+  /** Per resource ("group/version/plural"), its informers keyed by namespace scope. */
+  readonly #informers = new Map<string, Map<string, Informer>>();
+
+  constructor(options: DependentWatcherOptions) {
+    this.#o = options;
+    this.#selector = `${CHART_LABEL} in (${[...new Set(options.charts)].sort().join(',')})`;
+  }
+
+  /** The label selector every dependent informer uses. */
+  get selector(): string {
+    return this.#selector;
+  }
+
+  /** Starts informers for resources not yet watched (they run until the operator stops). Does not wait for sync. */
+  ensure(resources: readonly ApiResource[]): void {
+    const signal = this.#o.signal;
+    for (const res of resources) {
+      const id = resourceId(res);
+      if (this.#informers.has(id) || signal.aborted) continue;
+      const scopes = new Map<string, Informer>();
+      this.#informers.set(id, scopes);
+      for (const namespace of res.namespaced ? this.#o.namespaces : ['']) {
+        scopes.set(namespace, this.#start(res, namespace, signal));
+      }
+      this.#o.logger.info(
+        { group: res.group, version: res.version, kind: res.kind, selector: this.#selector },
+        'Watching dependent resource',
+      );
+    }
+  }
+
+  /** The cached object when its kind is watched in that namespace and the informer has synced. */
+  get(res: ApiResource, namespace: string, name: string): CacheAnswer {
+    const scopes = this.#informers.get(resourceId(res));
+    const informer = scopes?.get(res.namespaced ? namespace : '') ?? scopes?.get('');
+    if (!informer?.hasSynced()) return undefined;
+    return informer.get(res.namespaced ? namespace : '', name) ?? null;
+  }
+
+  /** Objects held in every dependent cache (for the closing figures and debugging). */
+  cachedObjects(): number {
+    let n = 0;
+    for (const scopes of this.#informers.values()) for (const i of scopes.values()) n += i.list().length;
+    return n;
+  }
+
+  /** Resources watched so far ("group/version/plural"). */
+  watched(): string[] {
+    return [...this.#informers.keys()];
+  }
+
+  #start(res: ApiResource, namespace: string, signal: AbortSignal): Informer {
+    const log = this.#o.logger;
+    const informer = new Informer({
+      client: this.#o.kube,
+      resource: res,
+      namespace,
+      labelSelector: this.#selector,
+      clock: this.#o.clock,
+      onEvent: (e) => {
+        if (e.type === 'error') {
+          log.warn({ kind: res.kind, namespace, phase: e.phase, err: String(e.error) }, 'Dependent watch error');
+        }
+      },
+    });
+    const emit = (event: DependentTrigger['event'], obj: KubeObject) => {
+      const owner = ownerOf(obj);
+      if (!owner) return;
+      const m = obj.metadata;
+      const object = { apiVersion: obj.apiVersion, kind: obj.kind, namespace: m.namespace ?? '', name: m.name ?? '' };
+      this.#o.trigger({ ...owner, event, object });
+    };
+    informer.addEventHandler({
+      onAdd: (obj) => emit('add', obj),
+      onUpdate: (old, obj) => {
+        if (changedBeyondBookkeeping(old, obj)) emit('update', obj);
+      },
+      onDelete: (obj) => emit('delete', obj),
+    });
+    void informer.start(signal);
+    return informer;
+  }
+}
+
+function resourceId(res: ApiResource): string {
+  return `${res.group}/${res.version}/${res.plural}`;
+}

@@ -1,0 +1,38 @@
+// The per-call context of the post-renderer (which CR owns the release, the chart's name, the release namespace)
+// as `--post-renderer-args` strings, and back. Pure; called by the reconciler (format) and the renderer (parse).
+// Carries identities only: never values, which must not reach argv.
+import { ConfigError } from '../core/errors.js';
+import type { OwnershipContext } from './rules.js';
+
+const FIELDS = ['owner-api-version', 'owner-kind', 'owner-namespace', 'owner-name', 'owner-uid', 'chart'] as const;
+
+export function formatOwnershipArgs(ctx: OwnershipContext): string[] {
+  const o = ctx.owner;
+  const values = [o.apiVersion, o.kind, o.namespace, o.name, o.uid, ctx.chart];
+  return FIELDS.map((f, i) => `--${f}=${values[i]}`);
+}
+
+/** Parses what formatOwnershipArgs wrote; the release namespace is the owner's (the CR's) namespace. */
+export function parseOwnershipArgs(args: readonly string[]): OwnershipContext {
+  const got = new Map<string, string>();
+  for (const a of args) {
+    const m = /^--([a-z-]+)=(.*)$/s.exec(a);
+    if (!m?.[1] || !(FIELDS as readonly string[]).includes(m[1])) {
+      throw new ConfigError(`post-render: unexpected argument ${JSON.stringify(a)}`);
+    }
+    got.set(m[1], m[2] ?? '');
+  }
+  const need = (f: (typeof FIELDS)[number]) => {
+    const v = got.get(f);
+    if (!v) throw new ConfigError(`post-render: missing --${f}`);
+    return v;
+  };
+  const owner = {
+    apiVersion: need('owner-api-version'),
+    kind: need('owner-kind'),
+    namespace: need('owner-namespace'),
+    name: need('owner-name'),
+    uid: need('owner-uid'),
+  };
+  return { owner, chart: need('chart'), releaseNamespace: owner.namespace };
+}

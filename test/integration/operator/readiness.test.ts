@@ -1,0 +1,115 @@
+// /readyz tells the truth about the caches: an operator whose identity may not yet list its custom resources is
+// alive (/healthz 200) but not ready (/readyz 503 naming the controller); once RBAC grants the list, the informer's
+// retry syncs and /readyz turns 200. Real ServiceAccount token, real RBAC, real control plane.
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestNamespace, isNotFound, type TestKube, testKube } from '../../support/kube.js';
+import {
+  createTestCrd,
+  type OperatorProcess,
+  runCleanups,
+  startOperator,
+  type TestKind,
+  watchesYaml,
+} from '../../support/operator.js';
+
+const POLL = { timeout: 60_000, interval: 250 } as const;
+
+describe('the operator before and after its caches sync', () => {
+  let kube: TestKube;
+  let kind: TestKind;
+  let ns: string;
+  let op: OperatorProcess;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const sa = 'operator';
+
+  const probeAddress = (): string | undefined => {
+    for (const line of op.output().split('\n')) {
+      if (line.includes('"msg":"Serving health probes"')) return (JSON.parse(line) as { address?: string }).address;
+    }
+    return undefined;
+  };
+  const probe = async (path: string) => {
+    const res = await fetch(`http://${probeAddress()}${path}`);
+    return { status: res.status, body: await res.text() };
+  };
+
+  beforeAll(async () => {
+    kube = testKube();
+    const [k, deleteCrd] = await createTestCrd(kube, 'Ready');
+    kind = k;
+    const [n, deleteNs] = await createTestNamespace(kube, 'op-ready');
+    ns = n;
+    cleanups.push(deleteCrd, deleteNs);
+    await kube.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: sa } } });
+    const token = await kube.core.createNamespacedServiceAccountToken({
+      name: sa,
+      namespace: ns,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    const admin = new KubeConfig();
+    admin.loadFromFile(kube.kubeconfig);
+    const cluster = admin.getCurrentCluster();
+    if (!cluster) throw new Error('the test kubeconfig has no current cluster');
+    const dir = await mkdtemp(join(tmpdir(), 'op-ready-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const kubeconfig = join(dir, 'kubeconfig');
+    const sac = new KubeConfig();
+    sac.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: sa, token: token.status?.token ?? '' }],
+      contexts: [{ name: sa, cluster: cluster.name, user: sa }],
+      currentContext: sa,
+    });
+    writeFileSync(kubeconfig, sac.exportConfig(), { mode: 0o600 });
+    op = startOperator({
+      watches: watchesYaml([kind]),
+      args: ['--health-probe-bind-address=127.0.0.1:0'],
+      env: { WATCH_NAMESPACE: ns, KUBECONFIG: kubeconfig },
+    });
+    cleanups.push(() => op.stop());
+  });
+
+  afterAll(async () => {
+    await runCleanups(cleanups);
+  });
+
+  it('is alive but not ready while it may not list its custom resources', async () => {
+    await expect.poll(probeAddress, POLL).toMatch(/^127\.0\.0\.1:\d+$/);
+    await expect.poll(async () => (await probe('/readyz')).body, POLL).toContain('waiting for the first sync of');
+    expect(await probe('/readyz')).toEqual({
+      status: 503,
+      body: expect.stringContaining(`${kind.kind.toLowerCase()}-controller`),
+    });
+    expect((await probe('/healthz')).status).toBe(200);
+  });
+
+  it('turns ready once RBAC lets it list them and the informer synced', async () => {
+    const role = `${ns}-reader`;
+    await kube.rbac.createClusterRole({
+      body: {
+        metadata: { name: role },
+        rules: [{ apiGroups: [kind.group], resources: [kind.plural], verbs: ['get', 'list', 'watch'] }],
+      },
+    });
+    cleanups.unshift(() =>
+      kube.rbac.deleteClusterRole({ name: role }).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      }),
+    );
+    await kube.rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: {
+        metadata: { name: role },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+      },
+    });
+    await expect.poll(async () => (await probe('/readyz')).status, POLL).toBe(200);
+    expect((await probe('/readyz')).body).toBe('ok');
+  });
+});
