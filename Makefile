@@ -11,6 +11,7 @@ endif
 export PATH := $(if $(NODE_BIN),$(NODE_BIN):)$(PATH)
 
 .PHONY: help deps build lint format typecheck test test-unit test-integration testenv-build testenv-up demo run clean
+.PHONY: install uninstall deploy undeploy cleanup docker-build docker-push bundle generate-rbac
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
@@ -59,3 +60,41 @@ clean: ## remove build output (keeps the Go binary cache outside the repository)
 .PHONY: bench
 bench: deps ## benchmark the real operator on a local control plane: latency, idle cost, RSS (a few minutes)
 	npm run bench
+
+##@ Deployment (operator-sdk's targets; kustomize is kubectl's built-in one, no download)
+
+IMG ?= controller:latest
+VERSION ?= 0.0.1
+CHANNELS ?= alpha
+DEFAULT_CHANNEL ?= alpha
+CONTAINER_TOOL ?= docker
+KUBECTL ?= kubectl
+UNDEPLOY_TIMEOUT ?= 5m
+HELM_OPERATOR ?= node dist/cmd/main.js
+
+install: ## install the CRDs into the cluster in KUBECONFIG
+	$(KUBECTL) kustomize config/crd | $(KUBECTL) apply --server-side -f -
+
+uninstall: ## delete the CRDs (and with them every CR: run undeploy first if an operator is deployed)
+	$(KUBECTL) kustomize config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+deploy: ## deploy the operator (config/default) with image IMG
+	KUBECTL="$(KUBECTL)" hack/deploy.sh render "$(IMG)" | $(KUBECTL) apply --server-side -f -
+
+undeploy: build ## delete every CR first (the running operator uninstalls the releases), then the operator, RBAC and CRDs
+	KUBECTL="$(KUBECTL)" hack/deploy.sh render "$(IMG)" | $(HELM_OPERATOR) undeploy --timeout=$(UNDEPLOY_TIMEOUT) -f -
+
+cleanup: build ## escape hatch when the operator is already gone: uninstall releases and free the CRs (asks first)
+	$(HELM_OPERATOR) cleanup
+
+docker-build: ## build the operator image IMG (needs a container engine)
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+docker-push: ## push the operator image IMG
+	$(CONTAINER_TOOL) push $(IMG)
+
+bundle: build ## generate the OLM bundle (bundle/, bundle.Dockerfile) for VERSION and validate it
+	KUBECTL="$(KUBECTL)" hack/deploy.sh render-manifests "$(IMG)" | $(HELM_OPERATOR) generate bundle --version=$(VERSION) --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL) --image=$(IMG) -f -
+
+generate-rbac: build ## regenerate config/rbac/role.yaml from the charts in watches.yaml (after a chart changes)
+	$(HELM_OPERATOR) generate rbac

@@ -6,7 +6,7 @@
 // (3) BENCH_IDLE_PERIODS reconcile periods with the settled CRs idle: helm processes, reconciles, operator CPU;
 // (4) operator and kube-apiserver RSS, and the objects its dependent informers cache; (5) drift repair: BENCH_DRIFT
 // times, a bulk CR's Deployment is deleted (time until it exists again) and scaled (time until reverted), polled
-// every 5 ms; (6) helm processes by subcommand over the whole run.
+// through a watch (not polling, which would load the API server it measures); (6) helm processes by subcommand over the whole run.
 // Latency = from just before the create request to the first poll that sees status.conditions Deployed=True
 // (polled with LIST every 50 ms in phase 1 and every 200 ms in phase 2, so it is that coarse).
 // Settled (start of the idle window) = no helm process for 3 s and every CR reconciled twice (see the code).
@@ -30,7 +30,7 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi, Watch } from '@kubernetes/client-node';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TESTENV = join(ROOT, 'hack/testenv.sh');
@@ -260,7 +260,36 @@ async function dependentObjectsCached(address: string | undefined): Promise<stri
 }
 
 /** Deletes, then scales, a bulk CR's Deployment DRIFT times each; ms until the operator put it back. */
-async function measureDrift(apps: AppsV1Api, o: Operator, names: string[]) {
+async function measureDrift(kc: KubeConfig, apps: AppsV1Api, o: Operator, names: string[]) {
+  /** Resolves with the time the watch delivered the first event for `name` that satisfies `ok`. */
+  const watchFor = async (
+    name: string,
+    ok: (type: string, d: { metadata?: { uid?: string }; spec?: { replicas?: number } }) => boolean,
+  ) => {
+    let stop: { abort(): void } | undefined;
+    const seen = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), TIMEOUT_MS);
+      void new Watch(kc)
+        .watch(
+          `/apis/apps/v1/namespaces/${NS}/deployments`,
+          { fieldSelector: `metadata.name=${name}` },
+          (type, obj) => {
+            if (ok(type, obj as never)) {
+              clearTimeout(timer);
+              resolve(performance.now());
+            }
+          },
+          (err) => {
+            if (err) reject(err);
+          },
+        )
+        .then((c) => {
+          stop = c;
+        }, reject);
+    });
+    // The watch is open once its request is sent; the initial ADDED event of the existing object says so.
+    return { seen, close: () => stop?.abort() };
+  };
   const helm0 = o.helmCalls().length;
   const deleted: number[] = [];
   const scaled: number[] = [];
@@ -275,20 +304,37 @@ async function measureDrift(apps: AppsV1Api, o: Operator, names: string[]) {
   for (let i = 0; i < DRIFT; i++) {
     const name = `${names[i % names.length]}-nginx`;
     const before = await apps.readNamespacedDeployment({ name, namespace: NS });
+    let ready!: () => void;
+    const opened = new Promise<void>((r) => {
+      ready = r;
+    });
+    const w = await watchFor(name, (type, d) => {
+      if (d.metadata?.uid === before.metadata?.uid) ready();
+      return type === 'ADDED' && d.metadata?.uid !== before.metadata?.uid;
+    });
+    await opened;
     const t0 = performance.now();
     const wall0 = Date.now();
     await apps.deleteNamespacedDeployment({ name, namespace: NS });
-    await until(`${name} to be recreated`, 5, async () => {
-      const d = await apps.readNamespacedDeployment({ name, namespace: NS }).catch(() => undefined);
-      return d && d.metadata?.uid !== before.metadata?.uid ? true : undefined;
-    });
-    deleted.push(performance.now() - t0);
+    deleted.push((await w.seen) - t0);
+    w.close();
     inOperator(`${NS}/${name}`, wall0, deletedInOperator);
   }
   for (let i = 0; i < DRIFT; i++) {
     const name = `${names[i % names.length]}-nginx`;
     const d = await apps.readNamespacedDeployment({ name, namespace: NS });
     const want = d.spec?.replicas ?? 1;
+    let ready!: () => void;
+    const opened = new Promise<void>((r) => {
+      ready = r;
+    });
+    let changed = false;
+    const w = await watchFor(name, (_type, now) => {
+      if (now.spec?.replicas === want + 3) changed = true;
+      else if (!changed) ready();
+      return changed && now.spec?.replicas === want;
+    });
+    await opened;
     const t0 = performance.now();
     const wall0 = Date.now();
     await apps.replaceNamespacedDeployment({
@@ -299,11 +345,8 @@ async function measureDrift(apps: AppsV1Api, o: Operator, names: string[]) {
         spec: { ...d.spec, selector: d.spec?.selector ?? {}, template: d.spec?.template ?? {}, replicas: want + 3 },
       },
     });
-    await until(`${name} to be scaled back`, 5, async () => {
-      const now = await apps.readNamespacedDeployment({ name, namespace: NS });
-      return now.spec?.replicas === want ? true : undefined;
-    });
-    scaled.push(performance.now() - t0);
+    scaled.push((await w.seen) - t0);
+    w.close();
     inOperator(`${NS}/${name}`, wall0, scaledInOperator);
   }
   return { deleted, scaled, deletedInOperator, scaledInOperator, helm: o.helmCalls().length - helm0 };
@@ -402,7 +445,7 @@ async function main(): Promise<void> {
     const apiRssEnd = await apiserverRssMiB(dir);
     const cached = await dependentObjectsCached(o.stats.metrics);
 
-    const drift = DRIFT > 0 && CRS > 0 ? await measureDrift(kc.makeApiClient(AppsV1Api), o, names) : undefined;
+    const drift = DRIFT > 0 && CRS > 0 ? await measureDrift(kc, kc.makeApiClient(AppsV1Api), o, names) : undefined;
     const helmTotal = o.helmCalls();
 
     const recTotal = idle.rec.reduce((a, [, n]) => a + n, 0);

@@ -27,12 +27,15 @@ import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { runOperator } from './operator.js';
 import { postRender } from './post-render.js';
+import { runCleanup, runUndeploy } from './tools.js';
 
 const USAGE = `Usage: helm-operator <command> [flags]
 
 Commands:
   run       run the operator (see helm-operator run --help)
   version   print the operator's version and the helm version it finds
+  undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
+  cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
 
 Internal:
   post-render  helm's post-renderer (run by helm during install and upgrade; talks to the running operator)
@@ -210,6 +213,31 @@ async function run(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** Runs a tool command with the real environment; Ctrl-C aborts it; errors print one line and exit 1. */
+async function tool(cmd: 'undeploy' | 'cleanup', argv: readonly string[]): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const io = {
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+  try {
+    return await (cmd === 'undeploy' ? runUndeploy : runCleanup)(argv, io, stop.signal);
+  } catch (err) {
+    const code = err instanceof OperatorError ? ` (${err.code})` : '';
+    process.stderr.write(`helm-operator ${cmd}: ${message(err)}${code}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
@@ -217,6 +245,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return run(rest);
     case 'version':
       return version();
+    case 'undeploy':
+    case 'cleanup':
+      return tool(cmd, rest);
     case 'post-render':
       return postRender(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     case undefined:

@@ -4,6 +4,9 @@
 // and never reads process.env or process.cwd() (both are passed in).
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ConfigError } from '../core/errors.js';
+import { parseDuration } from './duration.js';
+import { type Env, expandOverrideValue, parseOverrides, yamlScalarToString } from './overrides.js';
 import {
   isMap,
   isNode,
@@ -16,10 +19,7 @@ import {
   parseAllDocuments,
   type Scalar,
   type Tags,
-} from 'yaml';
-import { ConfigError } from '../core/errors.js';
-import { parseDuration } from './duration.js';
-import { type Env, expandOverrideValue, parseOverrides, yamlScalarToString } from './overrides.js';
+} from './yaml.js';
 
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 export type SelectorOperator = (typeof OPERATORS)[number];

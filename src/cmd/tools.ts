@@ -1,0 +1,116 @@
+// The composition of the CLI's tool commands (everything but `run`): undeploy and cleanup build the real kube
+// client and helm adapter from the environment main.ts hands over, the scaffolding commands build theirs.
+// Called only by main.ts; never reads process.* itself (env, cwd and stdio come in) and never exits.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parseDuration } from '../config/duration.js';
+import { chartName, loadWatches } from '../config/watches.js';
+import { realClock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { cleanup } from '../deploy/cleanup.js';
+import { undeploy } from '../deploy/undeploy.js';
+import { createHelmCli } from '../helm/cli.js';
+import { createKubeClient } from '../kube/client.js';
+import { releaseReader } from './adapters.js';
+import { parseToolFlags } from './tool-flags.js';
+
+export interface ToolIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+export const UNDEPLOY_USAGE = `Usage: helm-operator undeploy -f FILE|- [--timeout=5m] [--dry-run]
+
+Deletes every custom resource of the deployment's CRDs (all namespaces) and waits while the operator still runs
+until their releases are uninstalled; then deletes the operator, its RBAC, the CRDs and the namespace.
+FILE is the rendered deployment, e.g. \`kubectl kustomize config/default | helm-operator undeploy -f -\`.
+`;
+
+export const CLEANUP_USAGE = `Usage: helm-operator cleanup [--watches-file=./watches.yaml] [--namespace=NS] [--dry-run] [--yes]
+
+For custom resources whose operator is gone: uninstalls each release, deletes the CR and removes the operator's
+finalizers. Prints the plan; --dry-run stops there; otherwise asks for confirmation (--yes skips the question).
+`;
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Prints `usage` when argv asks for help. */
+export function wantsHelp(argv: readonly string[], io: ToolIo, usage: string): boolean {
+  if (!argv.includes('--help') && !argv.includes('-h')) return false;
+  io.stdout.write(usage);
+  return true;
+}
+
+const say = (io: ToolIo) => (line: string) => io.stdout.write(`${line}\n`);
+
+export async function runUndeploy(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  if (wantsHelp(argv, io, UNDEPLOY_USAGE)) return 0;
+  const flags = parseToolFlags(
+    'undeploy',
+    argv,
+    { file: 'string', timeout: 'string', 'dry-run': 'bool' },
+    { f: 'file' },
+  );
+  const file = flags.get('file');
+  if (typeof file !== 'string') throw new ConfigError('undeploy: -f FILE (or - for stdin) is required');
+  const manifest = file === '-' ? await readAll(io.stdin) : readFileSync(resolve(io.cwd, file), 'utf8');
+  const timeoutMs = parseDuration(String(flags.get('timeout') ?? '5m'));
+  const kube = createKubeClient({ env: io.env }).client;
+  await undeploy(
+    { manifest, timeoutMs, dryRun: flags.get('dry-run') === true },
+    { kube, clock: realClock, say: say(io) },
+    signal,
+  );
+  return 0;
+}
+
+export async function runCleanup(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  if (wantsHelp(argv, io, CLEANUP_USAGE)) return 0;
+  const flags = parseToolFlags('cleanup', argv, {
+    'watches-file': 'string',
+    namespace: 'string',
+    'dry-run': 'bool',
+    yes: 'bool',
+  });
+  const { watches } = loadWatches(String(flags.get('watches-file') ?? './watches.yaml'), { env: io.env, cwd: io.cwd });
+  const kube = createKubeClient({ env: io.env }).client;
+  const workDir = await mkdtemp(join(tmpdir(), 'helm-operator-cleanup-'));
+  try {
+    const helm = createHelmCli({ binary: io.env.HELM_BINARY || 'helm', workDir, env: io.env });
+    const confirm = async (question: string) => {
+      if (flags.get('yes') === true) return true;
+      if (!io.stdin.isTTY) {
+        throw new ConfigError('cleanup: refusing to change the cluster without a terminal to ask; pass --yes');
+      }
+      const rl = createInterface({ input: io.stdin, output: io.stdout });
+      try {
+        return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+      } finally {
+        rl.close();
+      }
+    };
+    await cleanup(
+      {
+        watches,
+        chartNames: watches.map((w) => chartName(w.chart)),
+        namespace: String(flags.get('namespace') ?? ''),
+        dryRun: flags.get('dry-run') === true,
+      },
+      { kube, helm, releases: releaseReader(kube), say: say(io), confirm },
+      signal,
+    );
+    return 0;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
