@@ -1,31 +1,57 @@
-# The operator image: helm built from Go modules, the compiled operator, watches.yaml and charts/.
-# Not yet built in CI (the development machines have no Docker engine); `make docker-build` arrives with the
-# packaging issue.
+# The operator image: helm built from Go modules, the compiled operator with its production dependencies only,
+# and this repository's sample watches.yaml + charts/ under /opt/helm (operator-sdk's layout: a project image
+# replaces them with `COPY watches.yaml` / `COPY charts`). Checked without a Docker engine by
+# test/unit/dockerfile.test.ts (structure, hadolint-style rules) and test/integration/packaging/image-stages.test.ts
+# (each stage's steps, run on this machine).
+#
+# Base images are pinned by tag, not by digest: a digest cannot be looked up offline (the development machines reach
+# no container registry). Add `@sha256:…` to each FROM where the build has registry access.
+
+# The helm release the image ships; keep it equal to HELM3_VERSION in hack/testenv/build.sh (a unit test compares
+# them) so that the image runs the helm the integration tests ran.
 ARG HELM_VERSION=v3.22.0
 
+# ---- helm: the same `go install` as hack/testenv/build.sh (static, stripped, version stamped in) ----
 FROM golang:1.26-bookworm AS helm
 ARG HELM_VERSION
-RUN CGO_ENABLED=0 go install -trimpath \
+# Static binary (no libc dependency), no VCS stamping (there is no repository in the module cache).
+ENV CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+RUN go install -trimpath \
       -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION} -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
       "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 
+# ---- build: compile dist/ with the dev dependencies, then keep the production dependencies only ----
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
+# The lockfile alone first, so the dependency layer is reused while only src/ changes.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# tsc writes main.js without the executable bit; the helm-operator symlink on PATH needs it (main.js starts with
+# `#!/usr/bin/env node`). No dependency needs an install script at run time, hence --ignore-scripts.
+RUN npm run build \
+ && chmod 0755 dist/cmd/main.js \
+ && npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
+# ---- the operator image ----
+# Node 24 is the current LTS (package.json accepts >= 22.19).
 FROM node:24-bookworm-slim
-WORKDIR /opt/helm-operator
+ENV NODE_ENV=production
 COPY --from=helm /go/bin/helm /usr/local/bin/helm
-COPY --from=build /src/node_modules ./node_modules
-COPY --from=build /src/dist ./dist
-COPY package.json watches.yaml ./
+COPY --from=build /src/package.json /opt/helm-operator/package.json
+COPY --from=build /src/node_modules /opt/helm-operator/node_modules
+COPY --from=build /src/dist /opt/helm-operator/dist
+# `helm-operator` on PATH, as in operator-sdk's image (its ENTRYPOINT is the same command line).
+RUN ln -s /opt/helm-operator/dist/cmd/main.js /usr/local/bin/helm-operator
+WORKDIR /opt/helm
+COPY watches.yaml ./watches.yaml
 COPY charts ./charts
-# helm keeps its caches under HOME; the image runs as a non-root user with a writable HOME.
-ENV HOME=/tmp NODE_ENV=production
+# The operator writes only under the temp dir (helm homes and caches, values files, KUBECACHEDIR, the post-render
+# socket), and helm keeps its config under HOME: both on /tmp, so a read-only root filesystem with an emptyDir
+# mounted on /tmp works.
+ENV HOME=/tmp TMPDIR=/tmp
+# Numeric, so that `runAsNonRoot: true` can be verified by the kubelet without /etc/passwd.
 USER 65532:65532
-ENTRYPOINT ["node", "/opt/helm-operator/dist/cmd/main.js"]
-CMD ["run", "--watches-file=/opt/helm-operator/watches.yaml"]
+# The same command line as operator-sdk's helm-operator image; the Deployment's args are appended to it.
+ENTRYPOINT ["helm-operator", "run", "--watches-file=./watches.yaml"]

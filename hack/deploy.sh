@@ -25,9 +25,11 @@ if [[ $last == *:* ]]; then tag=${last##*:}; name=${name%:*}; fi
 
 overlay=$(mktemp -d)
 trap 'rm -rf "$overlay"' EXIT
+# kustomize refuses absolute paths in resources: the overlay reaches config/ through a symbolic link.
+ln -s "$PWD/config" "$overlay/config"
 {
   echo "resources:"
-  echo "  - $PWD/$base"
+  echo "  - $base"
   echo "images:"
   echo "  - name: controller"
   echo "    newName: $name"

@@ -27,13 +27,17 @@ import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { runOperator } from './operator.js';
 import { postRender } from './post-render.js';
-import { runCleanup, runUndeploy } from './tools.js';
+import { runCleanup, runCreateApi, runGenerateBundle, runGenerateRbac, runInitCommand, runUndeploy } from './tools.js';
 
 const USAGE = `Usage: helm-operator <command> [flags]
 
 Commands:
   run       run the operator (see helm-operator run --help)
   version   print the operator's version and the helm version it finds
+  init      write a new operator project (Dockerfile, Makefile, watches.yaml, config/)
+  create api       add a kind: chart into charts/, watches.yaml entry, CRD, sample CR, RBAC
+  generate rbac    regenerate config/rbac/role.yaml from the charts in watches.yaml
+  generate bundle  write and validate the OLM bundle from the rendered config/manifests
   undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
   cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
 
@@ -214,7 +218,16 @@ async function run(argv: readonly string[]): Promise<number> {
 }
 
 /** Runs a tool command with the real environment; Ctrl-C aborts it; errors print one line and exit 1. */
-async function tool(cmd: 'undeploy' | 'cleanup', argv: readonly string[]): Promise<number> {
+const TOOLS = {
+  undeploy: runUndeploy,
+  cleanup: runCleanup,
+  init: runInitCommand,
+  'generate bundle': runGenerateBundle,
+  'generate rbac': runGenerateRbac,
+  'create api': runCreateApi,
+} as const;
+
+async function tool(cmd: keyof typeof TOOLS, argv: readonly string[]): Promise<number> {
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -227,7 +240,7 @@ async function tool(cmd: 'undeploy' | 'cleanup', argv: readonly string[]): Promi
     stderr: process.stderr,
   };
   try {
-    return await (cmd === 'undeploy' ? runUndeploy : runCleanup)(argv, io, stop.signal);
+    return await TOOLS[cmd](argv, io, stop.signal);
   } catch (err) {
     const code = err instanceof OperatorError ? ` (${err.code})` : '';
     process.stderr.write(`helm-operator ${cmd}: ${message(err)}${code}\n`);
@@ -247,7 +260,23 @@ async function main(argv: readonly string[]): Promise<number> {
       return version();
     case 'undeploy':
     case 'cleanup':
+    case 'init':
       return tool(cmd, rest);
+    case 'create': {
+      const [sub, ...args] = rest;
+      if (sub === 'api') return tool('create api', args);
+      process.stderr.write(`helm-operator create: unknown subcommand ${JSON.stringify(sub ?? '')}; try api\n`);
+      return 2;
+    }
+    case 'generate': {
+      const [sub, ...args] = rest;
+      if (sub === 'bundle') return tool('generate bundle', args);
+      if (sub === 'rbac') return tool('generate rbac', args);
+      process.stderr.write(
+        `helm-operator generate: unknown subcommand ${JSON.stringify(sub ?? '')}; try bundle or rbac\n`,
+      );
+      return 2;
+    }
     case 'post-render':
       return postRender(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     case undefined:

@@ -13,7 +13,15 @@ import { ConfigError } from '../core/errors.js';
 import { cleanup } from '../deploy/cleanup.js';
 import { undeploy } from '../deploy/undeploy.js';
 import { createHelmCli } from '../helm/cli.js';
+import { manifestObjects } from '../helm/manifest.js';
 import { createKubeClient } from '../kube/client.js';
+import { CREATE_API_USAGE, createApi, parseCreateApiArgs } from '../scaffold/api.js';
+import { generateBundle } from '../scaffold/bundle.js';
+import { validateBundle } from '../scaffold/bundle-validate.js';
+import { writeFiles } from '../scaffold/files.js';
+import { INIT_USAGE, parseInitArgs, readProject, runInit } from '../scaffold/init.js';
+import { GENERATE_RBAC_USAGE, generateRbac, parseGenerateRbacArgs } from '../scaffold/rbac.js';
+import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac-rules.js';
 import { releaseReader } from './adapters.js';
 import { parseToolFlags } from './tool-flags.js';
 
@@ -113,4 +121,101 @@ export async function runCleanup(argv: readonly string[], io: ToolIo, signal: Ab
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+export async function runInitCommand(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  if (wantsHelp(argv, io, INIT_USAGE)) return 0;
+  const result = await runInit(parseInitArgs(argv, io.cwd), signal);
+  for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
+  for (const f of result.written) io.stdout.write(`wrote ${f}\n`);
+  if (result.skipped.length > 0) io.stdout.write(`unchanged: ${result.skipped.join(', ')}\n`);
+  io.stdout.write(
+    'Next: helm-operator create api --helm-chart=<dir|.tgz|repo/chart|oci://…> (or --group/--version/--kind)\n',
+  );
+  return 0;
+}
+
+export const BUNDLE_USAGE = `Usage: helm-operator generate bundle -f FILE|- --version=X.Y.Z [--channels=alpha] [--default-channel=alpha]
+       [--image=IMG] [--package=NAME]
+
+Writes bundle/manifests (ClusterServiceVersion, CRDs, …), bundle/metadata/annotations.yaml and bundle.Dockerfile
+from the rendered config/manifests (\`kubectl kustomize config/manifests | helm-operator generate bundle -f - …\`),
+then validates the bundle. The package name defaults to the PROJECT file's projectName.
+`;
+
+export async function runGenerateBundle(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  if (wantsHelp(argv, io, BUNDLE_USAGE)) return 0;
+  const flags = parseToolFlags(
+    'generate bundle',
+    argv,
+    {
+      file: 'string',
+      version: 'string',
+      channels: 'string',
+      'default-channel': 'string',
+      image: 'string',
+      package: 'string',
+    },
+    { f: 'file' },
+  );
+  const file = flags.get('file');
+  if (typeof file !== 'string') throw new ConfigError('generate bundle: -f FILE (or - for stdin) is required');
+  const version = flags.get('version');
+  if (typeof version !== 'string') throw new ConfigError('generate bundle: --version=X.Y.Z is required');
+  const text = file === '-' ? await readAll(io.stdin) : readFileSync(resolve(io.cwd, file), 'utf8');
+  const pkg = flags.get('package');
+  const packageName = typeof pkg === 'string' ? pkg : (await readProject(io.cwd, signal)).projectName;
+  const str = (k: string) => (typeof flags.get(k) === 'string' ? String(flags.get(k)) : undefined);
+  const channels = str('channels')?.split(',').filter(Boolean);
+  const defaultChannel = str('default-channel');
+  const image = str('image');
+  const result = generateBundle({
+    objects: manifestObjects(text),
+    packageName,
+    version: version.replace(/^v/, ''),
+    ...(channels ? { channels } : {}),
+    ...(defaultChannel ? { defaultChannel } : {}),
+    ...(image ? { image } : {}),
+  });
+  for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
+  await writeFiles(io.cwd, result.files, { force: true, signal });
+  for (const f of Object.keys(result.files).sort()) io.stdout.write(`wrote ${f}\n`);
+  const problems = await validateBundle(join(io.cwd, 'bundle'), { signal });
+  for (const p of problems) io.stderr.write(`invalid bundle: ${p}\n`);
+  if (problems.length > 0) return 1;
+  io.stdout.write('bundle is valid\n');
+  return 0;
+}
+
+/** The user's helm (their repositories and registry logins) and, when a cluster answers, its discovery. */
+async function scaffoldDeps(io: ToolIo, signal: AbortSignal) {
+  const helm = createHelmCli({ binary: io.env.HELM_BINARY || 'helm', workDir: tmpdir(), env: io.env, isolated: false });
+  let discover: DiscoverKind | undefined;
+  try {
+    const kube = createKubeClient({ env: io.env }).client;
+    await kube.serverVersion({ signal: AbortSignal.any([signal, AbortSignal.timeout(3_000)]) });
+    discover = discoverFromKube(kube);
+  } catch {
+    // No cluster: the built-in kind table and the chart's own CRDs must cover every kind (or a clear error says so).
+  }
+  return { helm, discover };
+}
+
+export async function runCreateApi(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  if (wantsHelp(argv, io, CREATE_API_USAGE)) return 0;
+  const opts = parseCreateApiArgs(argv, io.cwd);
+  const r = await createApi(opts, await scaffoldDeps(io, signal), signal);
+  for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
+  for (const f of r.written) io.stdout.write(`wrote ${f}\n`);
+  io.stdout.write(`created ${r.kind} (${r.group}/${r.version}, ${r.plural}) from ${r.chart}\n`);
+  return 0;
+}
+
+export async function runGenerateRbac(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  if (wantsHelp(argv, io, GENERATE_RBAC_USAGE)) return 0;
+  const { projectDir } = parseGenerateRbacArgs(argv, io.cwd);
+  const r = await generateRbac(projectDir, await scaffoldDeps(io, signal), signal);
+  for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
+  io.stdout.write(`wrote ${r.file} (${r.rules.length} rules)\n`);
+  return 0;
 }

@@ -1,18 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkHelmVersion,
+  createArgs,
+  dependencyBuildArgs,
   helmEnv,
   installArgs,
   parseHelmVersion,
   parseRelease,
+  pullArgs,
   REDACTED,
   redact,
   redactArgs,
   rollbackArgs,
   secretsOf,
   tail,
+  templateArgs,
   uninstallArgs,
   upgradeArgs,
+  urlSecrets,
+  userHelmEnv,
   VALUES_PLACEHOLDER,
   versionArgs,
 } from './args.js';
@@ -351,5 +357,63 @@ describe('the post-renderer and --force-conflicts on install and upgrade', () =>
     const args = upgradeArgs({ ...upgrade, forceConflicts: true, force: true });
     expect(args).toContain('--force');
     expect(args).not.toContain('--force-conflicts');
+  });
+});
+
+describe("the scaffolder's commands", () => {
+  it('renders a chart with helm template, CRDs on request', () => {
+    expect(templateArgs({ release: 'release-name', namespace: 'default', chart: '/c' })).toEqual([
+      'template',
+      'release-name',
+      '/c',
+      '--namespace',
+      'default',
+    ]);
+    expect(templateArgs({ release: 'r', namespace: 'n', chart: '/c', includeCrds: true })).toContain('--include-crds');
+    expect(() => templateArgs({ release: 'r', namespace: 'n', chart: '--evil' })).toThrow(TypeError);
+  });
+
+  it('creates, pulls (version and repo as --flag=value) and builds dependencies', () => {
+    expect(createArgs({ path: '/p/charts/web' })).toEqual(['create', '/p/charts/web']);
+    expect(pullArgs({ chart: 'web', version: '-1', repo: 'https://r', untarDir: '/t' })).toEqual([
+      'pull',
+      'web',
+      '--untar',
+      '--untardir',
+      '/t',
+      '--version=-1',
+      '--repo=https://r',
+    ]);
+    expect(pullArgs({ chart: 'oci://r/web', untarDir: '/t' })).toEqual([
+      'pull',
+      'oci://r/web',
+      '--untar',
+      '--untardir',
+      '/t',
+    ]);
+    expect(dependencyBuildArgs({ chartDir: '/c' })).toEqual(['dependency', 'build', '/c']);
+  });
+
+  it('finds passwords in URLs among arguments', () => {
+    expect(urlSecrets(['pull', '--repo=https://u:pw1@h', 'oci://x:pw2@r/c', 'https://h/c', 'https://u@h'])).toEqual([
+      'pw1',
+      'pw2',
+    ]);
+  });
+});
+
+describe('userHelmEnv', () => {
+  it("keeps the user's HELM_* settings and adds only NO_COLOR and the kubeconfig", () => {
+    expect(
+      userHelmEnv({
+        base: { PATH: '/bin', HELM_CONFIG_HOME: '/me/helm', HELM_REGISTRY_CONFIG: '/me/r.json', GONE: undefined },
+      }),
+    ).toEqual({
+      PATH: '/bin',
+      HELM_CONFIG_HOME: '/me/helm',
+      HELM_REGISTRY_CONFIG: '/me/r.json',
+      NO_COLOR: '1',
+    });
+    expect(userHelmEnv({ base: { KUBECONFIG: '/a' }, kubeconfig: '/b' }).KUBECONFIG).toBe('/b');
   });
 });

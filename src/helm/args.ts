@@ -183,6 +183,71 @@ export function versionArgs(): string[] {
   return ['version', '--short'];
 }
 
+export interface TemplateArgs extends ReleaseRef {
+  readonly chart: string;
+  /** Also print the chart's `crds/` files (helm leaves them out of `helm template` by default). */
+  readonly includeCrds?: boolean;
+}
+
+/** `helm template`: renders the chart client-side with its default values; no cluster needed. */
+export function templateArgs(p: TemplateArgs): string[] {
+  return [
+    'template',
+    operand('release', p.release),
+    operand('chart', p.chart),
+    ...common(p),
+    ...flag(p.includeCrds, '--include-crds'),
+  ];
+}
+
+/** `helm create <path>`: a new chart named after the last path segment. */
+export function createArgs(p: { readonly path: string }): string[] {
+  return ['create', operand('chart path', p.path)];
+}
+
+export interface PullArgs {
+  /** `repo/chart`, `oci://…`, an http(s) URL, or a bare chart name with `repo`. */
+  readonly chart: string;
+  /** A version or constraint; latest when absent. */
+  readonly version?: string | undefined;
+  /** A chart repository URL (`--repo`); the chart is then a name in it. */
+  readonly repo?: string | undefined;
+  /** Absolute directory the chart is unpacked into (as `<untarDir>/<chart name>/`). */
+  readonly untarDir: string;
+}
+
+/**
+ * `helm pull --untar`: with --untar helm downloads the archive into a temporary directory of its own, and an absolute
+ * `--untardir` is used as it is (`--destination` is not passed: helm would prefix it to the untar directory).
+ * `--version=`/`--repo=` keep a value starting with `-` from being read as a flag.
+ */
+export function pullArgs(p: PullArgs): string[] {
+  return [
+    'pull',
+    operand('chart', p.chart),
+    '--untar',
+    '--untardir',
+    operand('untar directory', p.untarDir),
+    ...(p.version === undefined ? [] : [`--version=${p.version}`]),
+    ...(p.repo === undefined ? [] : [`--repo=${p.repo}`]),
+  ];
+}
+
+/** `helm dependency build <chart>`: fetches the dependencies named in Chart.yaml (and Chart.lock) into charts/. */
+export function dependencyBuildArgs(p: { readonly chartDir: string }): string[] {
+  return ['dependency', 'build', operand('chart directory', p.chartDir)];
+}
+
+/** The password of `scheme://user:password@host/…` URLs among `args`, so that errors and logs can hide it. */
+export function urlSecrets(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    const match = /^(?:--[a-z-]+=)?[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:([^/@\s]+)@/i.exec(arg);
+    if (match?.[1] !== undefined && match[1].length > 0) out.push(match[1]);
+  }
+  return out;
+}
+
 /** Variables that would silently retarget or reconfigure helm if inherited from the operator's environment. */
 const STRIPPED_PREFIX = 'HELM_';
 /** HELM_* variables an operator may legitimately tune for its helm children. */
@@ -217,6 +282,24 @@ export function helmEnv(input: HelmEnvInput): Record<string, string> {
   env.HELM_DRIVER = 'secret';
   env.HELM_MAX_HISTORY = nonNegativeInt('historyMax', input.historyMax);
   env.KUBECACHEDIR = input.kubeCacheDir;
+  env.NO_COLOR = '1';
+  return env;
+}
+
+export interface UserHelmEnvInput {
+  readonly base: Readonly<Record<string, string | undefined>>;
+  readonly kubeconfig?: string | undefined;
+}
+
+/**
+ * The environment of a helm child that scaffolds for a user (`create api`): `base` as it is, HELM_* variables
+ * included, so that helm finds the user's repositories.yaml, registry logins, caches and plugins in their usual
+ * homes. The opposite of helmEnv, which isolates the operator's helm from whatever the machine has configured.
+ */
+export function userHelmEnv(input: UserHelmEnvInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input.base)) if (value !== undefined) env[key] = value;
+  if (input.kubeconfig !== undefined) env.KUBECONFIG = input.kubeconfig;
   env.NO_COLOR = '1';
   return env;
 }

@@ -36,6 +36,9 @@ fs.writeFileSync(record + '.tmp', JSON.stringify({ args, env: seen, values }));
 fs.renameSync(record + '.tmp', record);
 if (mode === 'version' || (args[0] === 'version' && env.FAKE_VERSION)) {
   process.stdout.write(env.FAKE_VERSION + '\\n');
+} else if (mode === 'echo-fail') {
+  process.stderr.write('Error: failed to fetch ' + args.join(' ') + '\\n');
+  process.exit(2);
 } else if (mode === 'fail') {
   process.stderr.write('noise line\\n'.repeat(1000));
   process.stderr.write('Error: UPGRADE FAILED: values ' + (values && values.content) + ' from ' + file + '\\n');
@@ -419,5 +422,56 @@ describe('without a post-renderer', { timeout: 20_000 }, () => {
     await client.install({ ...release, values: VALUES, signal: signal() });
     expect(t.recorded().args).toContain('--force-conflicts');
     expect(existsSync(join(t.recorded().env.HELM_DATA_HOME ?? '', 'plugins'))).toBe(false);
+  });
+});
+
+describe('for the scaffolder (isolated: false)', { timeout: 20_000 }, () => {
+  it("passes the user's environment through, HELM_* included, and creates no helm homes", async () => {
+    const t = await setup('ok', { isolated: false });
+    await t.client.create({ name: 'web', dir: '/charts', signal: signal() });
+    const { args, env } = t.recorded();
+    expect(args).toEqual(['create', '/charts/web']);
+    expect(env).toMatchObject({ HELM_NAMESPACE: 'wrong', HELM_KUBECONTEXT: 'wrong', KEPT: 'yes', NO_COLOR: '1' });
+    expect(env.HELM_DRIVER).toBeUndefined();
+    expect(env.HELM_CACHE_HOME).toBeUndefined();
+    expect(existsSync(t.workDir)).toBe(false);
+  });
+
+  it('returns the rendered manifest of helm template', async () => {
+    const t = await setup('ok', { isolated: false });
+    const out = await t.client.template({
+      chart: '/c',
+      release: 'release-name',
+      namespace: 'default',
+      includeCrds: true,
+      signal: signal(),
+    });
+    expect(out).toBe('done');
+    expect(t.recorded().args).toEqual(['template', 'release-name', '/c', '--namespace', 'default', '--include-crds']);
+  });
+
+  it('pulls and builds dependencies with the expected argv', async () => {
+    const t = await setup('ok', { isolated: false });
+    await t.client.pull({ chart: 'bitnami/nginx', version: '1.2.3', destDir: '/tmp/pull', signal: signal() });
+    expect(t.recorded().args).toEqual([
+      'pull',
+      'bitnami/nginx',
+      '--untar',
+      '--untardir',
+      '/tmp/pull',
+      '--version=1.2.3',
+    ]);
+    await t.client.dependencyBuild({ chartDir: '/charts/web', signal: signal() });
+    expect(t.recorded().args).toEqual(['dependency', 'build', '/charts/web']);
+  });
+
+  it('hides a repository password from the argv it shows and from errors', async () => {
+    const t = await setup('echo-fail', { isolated: false });
+    const repo = 'https://bob:s3cr3t-pw@charts.example.com';
+    const err = await rejection(t.client.pull({ chart: 'web', repo, destDir: '/tmp/pull', signal: signal() }));
+    expect(err).toBeInstanceOf(HelmCommandError);
+    expect(t.recorded().args).toContain(`--repo=${repo}`);
+    expect(t.spawned[0]).toContain('--repo=https://bob:<redacted>@charts.example.com');
+    expect(inspect(err, { depth: 10 }) + String(err)).not.toContain('s3cr3t-pw');
   });
 });

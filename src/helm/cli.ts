@@ -1,23 +1,30 @@
-// The helm CLI adapter: runs the real `helm` binary (install, upgrade, uninstall, rollback, version) and turns its
-// output and failures into typed results and errors. Called by the reconciler; the ONLY module that imports execa.
-// Never puts values on argv, in logs or in errors (they travel in a 0600 temp file), and never reads process.env.
+// The helm CLI adapter: runs the real `helm` binary (install, upgrade, uninstall, rollback, version; template, create,
+// pull and dependency build for the scaffolder) and turns its output and failures into typed results and errors.
+// Called by the reconciler and the scaffolder; the ONLY module that imports execa. Never puts values on argv, in logs
+// or in errors (they travel in a 0600 temp file), and never reads process.env.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExecaError, execa } from 'execa';
 import { ConfigError } from '../core/errors.js';
 import {
+  createArgs,
+  dependencyBuildArgs,
   type HelmVersion,
   helmEnv,
   installArgs,
   parseHelmVersion,
   parseRelease,
+  pullArgs,
   redact,
   redactArgs,
   rollbackArgs,
   secretsOf,
   tail,
+  templateArgs,
   uninstallArgs,
   upgradeArgs,
+  urlSecrets,
+  userHelmEnv,
   VALUES_PLACEHOLDER,
   versionArgs,
 } from './args.js';
@@ -51,6 +58,12 @@ export interface HelmCliOptions {
    * postrenderer/v1 plugin POST_RENDER_PLUGIN in its own plugin directory. @default none
    */
   postRenderer?: { readonly command: string; readonly args: readonly string[] };
+  /**
+   * true (the operator): private helm homes under workDir, HELM_* variables dropped, release storage pinned to
+   * Secrets. false (the scaffolder, `create api`): `env` is passed as it is, so helm uses the user's own
+   * repositories.yaml, registry logins and caches; no homes are created. @default true
+   */
+  isolated?: boolean;
 }
 
 /** The name of the helm 4 post-renderer plugin each client writes into its HELM_DATA_HOME. */
@@ -119,6 +132,48 @@ export interface HelmClient {
   rollback(params: RollbackParams): Promise<void>;
 }
 
+export interface TemplateParams extends HelmCallOptions {
+  /** A chart directory (or anything `helm template` accepts). */
+  readonly chart: string;
+  readonly release: string;
+  readonly namespace: string;
+  /** Also render the chart's `crds/` files (`--include-crds`). */
+  readonly includeCrds?: boolean;
+}
+
+export interface CreateParams extends HelmCallOptions {
+  /** The chart's name: helm creates `<dir>/<name>/`. */
+  readonly name: string;
+  readonly dir: string;
+}
+
+export interface PullParams extends HelmCallOptions {
+  /** `repo/chart`, `oci://…`, an http(s) URL, or a chart name in `repo`. */
+  readonly chart: string;
+  /** A version or constraint; the latest when absent. */
+  readonly version?: string | undefined;
+  /** A chart repository URL (`--repo`). */
+  readonly repo?: string | undefined;
+  /** Absolute directory the chart is unpacked into, as `<destDir>/<chart name>/`. */
+  readonly destDir: string;
+}
+
+export interface DependencyBuildParams extends HelmCallOptions {
+  readonly chartDir: string;
+}
+
+/** What the scaffolder (`create api`, `generate rbac`) asks of helm; no cluster is involved. */
+export interface HelmChartClient {
+  version(call: HelmCallOptions): Promise<HelmVersion>;
+  /** The rendered manifest (`helm template` stdout): multi-document YAML with `# Source:` comments. */
+  template(params: TemplateParams): Promise<string>;
+  create(params: CreateParams): Promise<void>;
+  pull(params: PullParams): Promise<void>;
+  dependencyBuild(params: DependencyBuildParams): Promise<void>;
+}
+
+export type HelmCli = HelmClient & HelmChartClient;
+
 const STDERR_TAIL_CHARS = 4096;
 
 interface RunContext extends HelmCallOptions {
@@ -126,9 +181,11 @@ interface RunContext extends HelmCallOptions {
   readonly namespace?: string;
   readonly valuesFile?: string;
   readonly secrets: readonly string[];
+  /** Strings hidden in the argv shown in errors and to onSpawn (passwords in repository URLs). */
+  readonly argSecrets?: readonly string[];
 }
 
-export function createHelmCli(options: HelmCliOptions): HelmClient {
+export function createHelmCli(options: HelmCliOptions): HelmCli {
   const historyMax = checkInt('historyMax', options.historyMax ?? 10, 0);
   const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? 300_000, 1);
   const killGraceMs = checkInt('killGraceMs', options.killGraceMs ?? 30_000, 1);
@@ -138,6 +195,10 @@ export function createHelmCli(options: HelmCliOptions): HelmClient {
 
   /** Creates this client's helm homes once (retried after a failure) and returns the child environment. */
   const prepare = (): Promise<Record<string, string>> => {
+    if (options.isolated === false) {
+      childEnv ??= Promise.resolve(userHelmEnv({ base: options.env ?? {}, kubeconfig: options.kubeconfig }));
+      return childEnv;
+    }
     childEnv ??= createHomes(options, historyMax).catch((err: unknown) => {
       childEnv = undefined;
       throw err;
@@ -146,7 +207,7 @@ export function createHelmCli(options: HelmCliOptions): HelmClient {
   };
 
   async function run(command: string, args: readonly string[], ctx: RunContext): Promise<string> {
-    const shownArgs = redactArgs(args, ctx.valuesFile);
+    const shownArgs = redactArgs(args, ctx.valuesFile).map((a) => redact(a, ctx.argSecrets ?? []));
     const failure = { command, release: ctx.release, namespace: ctx.namespace, args: shownArgs };
     if (ctx.signal.aborted) {
       const stopped = { exitCode: undefined, signal: undefined, stderr: '', timedOut: false, forceKilled: false };
@@ -256,6 +317,21 @@ export function createHelmCli(options: HelmCliOptions): HelmClient {
     },
     async rollback(p) {
       await run('rollback', rollbackArgs({ ...p, historyMax }), ctxOf(p, []));
+    },
+    template(p) {
+      const args = templateArgs(p);
+      return run('template', args, { signal: p.signal, release: p.release, namespace: p.namespace, secrets: [] });
+    },
+    async create(p) {
+      await run('create', createArgs({ path: join(p.dir, p.name) }), { signal: p.signal, secrets: [] });
+    },
+    async pull(p) {
+      const args = pullArgs({ chart: p.chart, version: p.version, repo: p.repo, untarDir: p.destDir });
+      const secrets = urlSecrets(args);
+      await run('pull', args, { signal: p.signal, secrets, argSecrets: secrets });
+    },
+    async dependencyBuild(p) {
+      await run('dependency build', dependencyBuildArgs(p), { signal: p.signal, secrets: [] });
     },
   };
 }

@@ -219,18 +219,19 @@ describe('deletion', () => {
       await crs.delete(name);
       await gone(name);
       expect(op.helmCalls().slice(mark)).toEqual([]);
-      // The operator logs one JSON object per line.
-      const messages = op
-        .output()
-        .slice(logged)
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { name?: string; msg?: string })
-        .filter((l) => l.name === name)
-        .map((l) => l.msg);
-      expect(messages).toContain('Release not found');
-      expect(messages).toContain('Removing finalizer');
-      expect(messages).not.toContain('Uninstalled release');
+      // The operator logs one JSON object per line; the last line may reach us just after the CR is gone.
+      const messages = () =>
+        op
+          .output()
+          .slice(logged)
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { name?: string; msg?: string })
+          .filter((l) => l.name === name)
+          .map((l) => l.msg);
+      await expect.poll(messages, { timeout: 10_000, interval: 50 }).toContain('Removing finalizer');
+      expect(messages()).toContain('Release not found');
+      expect(messages()).not.toContain('Uninstalled release');
     });
   });
 });

@@ -1,11 +1,9 @@
 // /readyz tells the truth about the caches: an operator whose identity may not yet list its custom resources is
 // alive (/healthz 200) but not ready (/readyz 503 naming the controller); once RBAC grants the list, the informer's
 // retry syncs and /readyz turns 200. Real ServiceAccount token, real RBAC, real control plane.
-import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestNamespace, isNotFound, type TestKube, testKube } from '../../support/kube.js';
 import {
@@ -16,6 +14,7 @@ import {
   type TestKind,
   watchesYaml,
 } from '../../support/operator.js';
+import { serviceAccountKubeconfig } from '../../support/service-account.js';
 
 const POLL = { timeout: 60_000, interval: 250 } as const;
 
@@ -45,27 +44,9 @@ describe('the operator before and after its caches sync', () => {
     const [n, deleteNs] = await createTestNamespace(kube, 'op-ready');
     ns = n;
     cleanups.push(deleteCrd, deleteNs);
-    await kube.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: sa } } });
-    const token = await kube.core.createNamespacedServiceAccountToken({
-      name: sa,
-      namespace: ns,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    });
-    const admin = new KubeConfig();
-    admin.loadFromFile(kube.kubeconfig);
-    const cluster = admin.getCurrentCluster();
-    if (!cluster) throw new Error('the test kubeconfig has no current cluster');
     const dir = await mkdtemp(join(tmpdir(), 'op-ready-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const kubeconfig = join(dir, 'kubeconfig');
-    const sac = new KubeConfig();
-    sac.loadFromOptions({
-      clusters: [cluster],
-      users: [{ name: sa, token: token.status?.token ?? '' }],
-      contexts: [{ name: sa, cluster: cluster.name, user: sa }],
-      currentContext: sa,
-    });
-    writeFileSync(kubeconfig, sac.exportConfig(), { mode: 0o600 });
+    const kubeconfig = await serviceAccountKubeconfig(kube, ns, sa, dir);
     op = startOperator({
       watches: watchesYaml([kind]),
       args: ['--health-probe-bind-address=127.0.0.1:0'],

@@ -1,0 +1,65 @@
+// Errors of `helm-operator create api` and `generate rbac`: bad flags, an existing API, a chart that cannot be
+// imported, a rendered kind nobody knows. Thrown by src/scaffold/{api,chart,tar,rbac,rbac-rules}.ts; callers match
+// on `code`. Messages name the flag, file or template at fault and say what to do; they never quote chart values.
+import { OperatorError } from '../core/errors.js';
+
+/** A generic scaffolding failure with a stable code (bad flag, unreadable Chart.yaml, file conflict...). */
+export class ScaffoldError extends OperatorError {
+  readonly code: string;
+  constructor(message: string, code: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** operator-sdk's `the API resource already exists`: the group/version/kind is in PROJECT and --force was not given. */
+export class ApiExistsError extends OperatorError {
+  readonly code = 'SCAFFOLD_API_EXISTS';
+  constructor(readonly gvk: string) {
+    super('the API resource already exists');
+  }
+}
+
+/** A chart archive (.tgz) that is not a gzip'd tar, or holds an entry that would escape its directory. */
+export class ChartArchiveError extends OperatorError {
+  readonly code = 'SCAFFOLD_CHART_ARCHIVE_INVALID';
+  constructor(
+    readonly archive: string,
+    reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`cannot unpack chart archive ${archive}: ${reason}`, options);
+  }
+}
+
+/** A kind the chart renders, with the template that renders it. */
+export interface UnknownKind {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The chart template (helm's `# Source:` comment), when known. */
+  readonly source: string | undefined;
+}
+
+/**
+ * The chart renders kinds that are not standard Kubernetes kinds, not defined by a CRD of the chart, and (when a
+ * cluster was reachable) not served by it. Rules are never guessed for them.
+ */
+export class UnknownKindError extends OperatorError {
+  readonly code = 'SCAFFOLD_UNKNOWN_KIND';
+  constructor(
+    readonly chart: string,
+    readonly kinds: readonly UnknownKind[],
+    readonly clusterChecked: boolean,
+  ) {
+    const list = kinds
+      .map((k) => `${k.apiVersion} ${k.kind}${k.source === undefined ? '' : ` (rendered by ${k.source})`}`)
+      .join('; ');
+    const where = clusterChecked
+      ? 'neither a standard Kubernetes kind, nor defined by a CRD in the chart, nor served by the cluster'
+      : 'neither a standard Kubernetes kind nor defined by a CRD in the chart, and no cluster was reachable to ask';
+    super(
+      `cannot derive RBAC rules for chart ${chart}: ${list}: ${where}. Install the kind's CRD in the cluster and ` +
+        "re-run with KUBECONFIG pointing at it, or put the CRD in the chart's crds/ directory; no broad rule is written instead",
+    );
+  }
+}

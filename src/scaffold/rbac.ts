@@ -1,0 +1,174 @@
+// `helm-operator generate rbac` and the RBAC part of `create api`: renders each watched chart with `helm template`
+// (default values), derives the manager ClusterRole (config/rbac/role.yaml) from it, and writes each kind's
+// admin/editor/viewer helper roles. Called by api.ts and src/cmd/main.ts. Never writes a rule it could not derive.
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { loadWatches } from '../config/watches.js';
+import { parseAllDocuments } from '../config/yaml.js';
+import type { HelmChartClient } from '../helm/cli.js';
+import { HelmCommandError } from '../helm/errors.js';
+import { ScaffoldError } from './api-errors.js';
+import { PATHS } from './init.js';
+import { pluralize } from './kinds.js';
+import {
+  baseRules,
+  chartRules,
+  customResourceRules,
+  type DiscoverKind,
+  mergeRules,
+  type PolicyRule,
+} from './rbac-rules.js';
+import { writeManagerRole } from './role-files.js';
+
+export { kindRoleFiles, readManagerRules, renderManagerRole, writeManagerRole } from './role-files.js';
+
+export interface RbacDeps {
+  readonly helm: Pick<HelmChartClient, 'template'>;
+  /** Only when a cluster is reachable: finds kinds that are neither built in nor defined by the chart. */
+  readonly discover?: DiscoverKind | undefined;
+}
+
+export interface KindRbacInput {
+  /** Fully qualified group. */
+  readonly group: string;
+  readonly kind: string;
+  readonly plural: string;
+  /** Absolute chart directory. */
+  readonly chartDir: string;
+  /** The chart as shown to the user, e.g. `charts/nginx`. */
+  readonly chartLabel: string;
+}
+
+export interface RulesResult {
+  readonly rules: PolicyRule[];
+  readonly warnings: string[];
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The rules one watched kind needs: its CRs plus everything its chart renders with default values. */
+export async function rulesForKind(input: KindRbacInput, deps: RbacDeps, signal: AbortSignal): Promise<RulesResult> {
+  let manifest: string;
+  try {
+    manifest = await deps.helm.template({
+      chart: input.chartDir,
+      release: 'release-name',
+      namespace: 'default',
+      includeCrds: true,
+      signal,
+    });
+  } catch (err) {
+    if (!(err instanceof HelmCommandError) || err.canceled) throw err;
+    const said = err.stderr
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .slice(-5)
+      .join(' ');
+    throw new ScaffoldError(
+      `cannot render ${input.chartLabel} with its default values (helm template: ${said}): the RBAC rules are derived ` +
+        'from that rendering; give the chart default values that render (values.yaml), then run again',
+      'SCAFFOLD_CHART_RENDER',
+      { cause: err },
+    );
+  }
+  const chart = await chartRules({ chart: input.chartLabel, manifest, discover: deps.discover }, signal);
+  const rendered = new Set(chart.kinds.map((k) => k.slice(k.lastIndexOf(' ') + 1)));
+  const unrendered = [...(await templateKinds(input.chartDir))].filter((k) => !rendered.has(k)).sort();
+  const warnings = [
+    ...chart.warnings,
+    ...(unrendered.length === 0
+      ? []
+      : [
+          `${input.chartLabel}: the rules cover what the chart renders with its default values; its templates also ` +
+            `declare ${unrendered.join(', ')}, which CRs can enable through values: before such CRs are created, grant ` +
+            'those kinds to the manager in a ClusterRole of your own bound to its ServiceAccount (generate rbac rewrites ' +
+            `${PATHS.managerRole}), or reconciling them fails with "forbidden"`,
+        ]),
+  ];
+  return { rules: [...customResourceRules(input.group, input.plural), ...chart.rules], warnings };
+}
+
+/** Kinds named at the start of a line (`kind: Ingress`) in the chart's templates, except helm test templates. */
+async function templateKinds(chartDir: string): Promise<Set<string>> {
+  const kinds = new Set<string>();
+  const dir = join(chartDir, 'templates');
+  const files = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  for (const file of files) {
+    if (!/\.(ya?ml|tpl)$/.test(file) || file.split(/[\\/]/).includes('tests')) continue;
+    const text = await readFile(join(dir, file), 'utf8').catch(() => '');
+    for (const m of text.matchAll(/^kind:\s*([A-Z][A-Za-z0-9]*)\s*$/gm)) if (m[1] !== undefined) kinds.add(m[1]);
+  }
+  kinds.delete('List');
+  return kinds;
+}
+
+export interface GenerateRbacResult {
+  /** Project-relative path of the manager role. */
+  readonly file: string;
+  readonly rules: PolicyRule[];
+  readonly warnings: string[];
+}
+
+/**
+ * Regenerates config/rbac/role.yaml from every watches.yaml entry (the base rules, each kind's CR rules and its
+ * chart's rules, unioned): the command to re-run after a chart changes. The file's metadata and header are kept.
+ */
+export async function generateRbac(
+  projectDir: string,
+  deps: RbacDeps,
+  signal: AbortSignal,
+): Promise<GenerateRbacResult> {
+  const { watches } = loadWatches(join(projectDir, PATHS.watches), { env: {}, cwd: projectDir });
+  const rules: PolicyRule[] = baseRules();
+  const warnings: string[] = [];
+  for (const w of watches) {
+    signal.throwIfAborted();
+    const plural = (await crdPlural(projectDir, w.group, w.kind)) ?? pluralize(w.kind);
+    const chartLabel = relative(projectDir, w.chart) || w.chart;
+    const got = await rulesForKind(
+      { group: w.group, kind: w.kind, plural, chartDir: w.chart, chartLabel },
+      deps,
+      signal,
+    );
+    rules.push(...got.rules);
+    warnings.push(...got.warnings);
+  }
+  const merged = mergeRules(rules);
+  await writeManagerRole(projectDir, merged);
+  return { file: PATHS.managerRole, rules: merged, warnings };
+}
+
+/** `names.plural` of the project's CRD for group/kind in config/crd/bases, when there is one. */
+async function crdPlural(projectDir: string, group: string, kind: string): Promise<string | undefined> {
+  const dir = join(projectDir, PATHS.crdBases);
+  for (const file of (await readdir(dir).catch(() => [] as string[])).sort()) {
+    if (!/\.ya?ml$/.test(file)) continue;
+    for (const doc of parseAllDocuments(await readFile(join(dir, file), 'utf8'))) {
+      const crd: unknown = doc.errors.length === 0 ? doc.toJS() : undefined;
+      const spec = isRecord(crd) && isRecord(crd.spec) ? crd.spec : {};
+      const names = isRecord(spec.names) ? spec.names : {};
+      if (spec.group === group && names.kind === kind && typeof names.plural === 'string') return names.plural;
+    }
+  }
+  return undefined;
+}
+
+export const GENERATE_RBAC_USAGE = `Usage: helm-operator generate rbac
+
+Regenerates config/rbac/role.yaml (the manager ClusterRole) from every entry of watches.yaml: the operator's own
+rules, each kind's CR rules, and exact verbs on every kind its chart renders with default values ("helm template").
+Run it in the project directory after changing a chart. Kinds that are neither standard Kubernetes kinds nor defined
+by the chart's CRDs are looked up in the cluster when one is reachable, and are an error otherwise.
+`;
+
+/** `generate rbac` takes no flags; `cwd` is the project directory. */
+export function parseGenerateRbacArgs(argv: readonly string[], cwd: string): { readonly projectDir: string } {
+  const [first] = argv;
+  if (first !== undefined) {
+    throw new ScaffoldError(
+      `unexpected argument ${JSON.stringify(first)}: generate rbac takes no arguments; run it in the project directory`,
+      'SCAFFOLD_BAD_ARGS',
+    );
+  }
+  return { projectDir: cwd };
+}

@@ -1,0 +1,119 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from '../../config/yaml.js';
+import { PATHS, runInit } from '../init.js';
+import { MAKE_TARGETS } from './makefile.js';
+
+const run = promisify(execFile);
+const HAVE_MAKE = spawnSync('make', ['--version']).status === 0 && spawnSync('bash', ['--version']).status === 0;
+const KUBECTL = process.env.KUBECTL;
+const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+
+let dir: string;
+let fakeKubectl: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'scaffold-make-'));
+  const opts = { dir, domain: 'example.com', projectName: 'memcached-operator', operatorImage: 'base:1', force: false };
+  await runInit(opts, new AbortController().signal);
+  // Stands in for kubectl: `kustomize DIR` prints DIR's kustomization.yaml (after checking that DIR/config links to
+  // the project's config/), `apply -f FILE` prints FILE.
+  fakeKubectl = join(dir, 'fake-kubectl');
+  await writeFile(
+    fakeKubectl,
+    '#!/bin/sh\ncase "$1" in\n  kustomize) for last; do :; done; test -f "$last/config/default/kustomization.yaml" && cat "$last/kustomization.yaml" ;;\n  apply) cat "$3" ;;\n  *) exit 3 ;;\nesac\n',
+  );
+  await chmod(fakeKubectl, 0o755);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function make(...args: string[]): Promise<string> {
+  // A clean environment: variables such as KUBECTL or IMG in the test's environment would override the Makefile's.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir };
+  const { stdout } = await run('make', ['--no-print-directory', ...args], { cwd: dir, env });
+  return stdout;
+}
+
+describe('the Makefile', () => {
+  it('defines operator-sdk variables with the project defaults', async () => {
+    const text = await readFile(join(dir, PATHS.makefile), 'utf8');
+    for (const line of [
+      'VERSION ?= 0.0.1',
+      'IMG ?= controller:latest',
+      'CONTAINER_TOOL ?= docker',
+      'KUBECTL ?= kubectl',
+      'HELM_OPERATOR ?= helm-operator',
+      'IMAGE_TAG_BASE ?= example.com/memcached-operator',
+      'BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)',
+    ]) {
+      expect(text.split('\n')).toContain(line);
+    }
+    expect(text).not.toMatch(/https?:\/\/|curl|wget|go install/);
+    expect(text).not.toMatch(/^ +\$\(/m); // recipes are tab-indented
+  });
+
+  it.skipIf(!HAVE_MAKE)('lists every documented target in make help (skipped without make and bash)', async () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the colour codes
+    const help = (await make('help')).replace(/\x1b\[[0-9;]*m/g, '');
+    for (const target of MAKE_TARGETS.filter((t) => t !== 'all')) {
+      expect(help).toMatch(new RegExp(`^  ${target} +\\S`, 'm'));
+    }
+  });
+
+  it.skipIf(!HAVE_MAKE)('runs the documented commands (skipped without make and bash)', async () => {
+    const dry = async (...args: string[]) => (await make('-n', ...args)).trim();
+    expect(await dry('run')).toBe('helm-operator run');
+    expect(await dry('install')).toBe('kubectl kustomize config/crd | kubectl apply -f -');
+    expect(await dry('uninstall')).toBe('kubectl kustomize config/crd | kubectl delete --ignore-not-found -f -');
+    expect(await dry('undeploy', 'UNDEPLOY_TIMEOUT=2m')).toBe(
+      'kubectl kustomize config/default | helm-operator undeploy --timeout=2m -f -',
+    );
+    expect(await dry('cleanup')).toBe('helm-operator cleanup');
+    expect(await dry('generate-rbac')).toBe('helm-operator generate rbac');
+    expect(await dry('docker-build', 'IMG=r/o:1')).toBe('docker build -t r/o:1 .');
+    expect(await dry('docker-build', 'IMG=r/o:1', 'BASE_IMAGE=b:2')).toBe(
+      'docker build --build-arg BASE_IMAGE=b:2 -t r/o:1 .',
+    );
+    expect(await dry('bundle-build')).toBe(
+      'docker build -f bundle.Dockerfile -t example.com/memcached-operator-bundle:v0.0.1 .',
+    );
+    expect(await dry('bundle', 'VERSION=1.2.3', 'CHANNELS=alpha,beta', 'DEFAULT_CHANNEL=alpha', 'IMG=r/o:1')).toBe(
+      'kubectl kustomize config/manifests | helm-operator generate bundle --version=1.2.3 --channels=alpha,beta --default-channel=alpha --image=r/o:1 -f -',
+    );
+    expect((await dry('bundle')).replace(/ +/g, ' ')).toBe(
+      'kubectl kustomize config/manifests | helm-operator generate bundle --version=0.0.1 --image=controller:latest -f -',
+    );
+  });
+
+  describe('make deploy', () => {
+    it.skipIf(!HAVE_MAKE).each([
+      ['controller:latest', { newName: 'controller', newTag: 'latest' }],
+      ['op:1.0', { newName: 'op', newTag: '1.0' }],
+      ['host:5000/team/op:v1.2', { newName: 'host:5000/team/op', newTag: 'v1.2' }],
+      ['host:5000/team/op', { newName: 'host:5000/team/op' }],
+      [`op@${DIGEST}`, { newName: 'op', digest: DIGEST }],
+      [`reg.io/op:1.0@${DIGEST}`, { newName: 'reg.io/op', newTag: '1.0', digest: DIGEST }],
+    ])('sets IMG=%s through an overlay of config/default (skipped without make and bash)', async (img, image) => {
+      const overlay = parse(await make('-s', 'deploy', `KUBECTL=${fakeKubectl}`, `IMG=${img}`));
+      expect(overlay).toEqual({ resources: ['config/default'], images: [{ name: 'controller', ...image }] });
+    });
+
+    it.skipIf(!HAVE_MAKE || !KUBECTL)(
+      'renders the Deployment with that image (skipped without make, bash, and KUBECTL naming a kubectl binary)',
+      async () => {
+        const wrapper = join(dir, 'kubectl-apply-prints');
+        const script = `#!/bin/sh\nif [ "$1" = apply ]; then cat "$3"; else exec "${KUBECTL}" "$@"; fi\n`;
+        await writeFile(wrapper, script);
+        await chmod(wrapper, 0o755);
+        const out = await make('-s', 'deploy', `KUBECTL=${wrapper}`, 'IMG=host:5000/team/op:v1.2');
+        expect(out).toContain('\n        image: host:5000/team/op:v1.2\n');
+        expect(out).toContain('name: memcached-operator-controller-manager\n  namespace: memcached-operator-system\n');
+      },
+    );
+  });
+});

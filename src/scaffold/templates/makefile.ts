@@ -1,0 +1,157 @@
+// The project's Makefile: operator-sdk's variables and targets, with kubectl's built-in kustomize instead of a
+// downloaded kustomize, and helm-operator for run, undeploy, bundle, cleanup and RBAC generation.
+// Called by src/scaffold/init.ts. Pure text; never names a download site.
+import type { ScaffoldContext } from './context.js';
+
+/** Every target, in the order of the Makefile (the ones `make help` lists, plus `all`). */
+export const MAKE_TARGETS = [
+  'all',
+  'help',
+  'run',
+  'docker-build',
+  'docker-push',
+  'install',
+  'uninstall',
+  'deploy',
+  'undeploy',
+  'cleanup',
+  'generate-rbac',
+  'bundle',
+  'bundle-build',
+  'bundle-push',
+] as const;
+
+// Recipe lines start with a tab: written as \t so that editors and formatters cannot turn it into spaces.
+export function makefile({ domain, projectName }: ScaffoldContext): string {
+  return `# VERSION defines the project version for the bundle.
+# Update this value when you upgrade the version of your project.
+# To re-generate a bundle for another specific version without changing the standard setup, you can:
+# - use the VERSION as arg of the bundle target (e.g make bundle VERSION=0.0.2)
+# - use environment variables to overwrite this value (e.g export VERSION=0.0.2)
+VERSION ?= 0.0.1
+
+# CHANNELS define the bundle channels used in the bundle.
+# To re-generate a bundle for other specific channels without changing the standard setup, you can:
+# - use the CHANNELS as arg of the bundle target (e.g make bundle CHANNELS=candidate,fast,stable)
+# - use environment variables to overwrite this value (e.g export CHANNELS="candidate,fast,stable")
+ifneq ($(origin CHANNELS), undefined)
+BUNDLE_CHANNELS := --channels=$(CHANNELS)
+endif
+
+# DEFAULT_CHANNEL defines the default channel used in the bundle.
+# To re-generate a bundle for any other default channel without changing the default setup, you can:
+# - use the DEFAULT_CHANNEL as arg of the bundle target (e.g make bundle DEFAULT_CHANNEL=stable)
+# - use environment variables to overwrite this value (e.g export DEFAULT_CHANNEL="stable")
+ifneq ($(origin DEFAULT_CHANNEL), undefined)
+BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
+endif
+BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
+
+# IMAGE_TAG_BASE defines the registry namespace and part of the image name for remote images.
+IMAGE_TAG_BASE ?= ${domain}/${projectName}
+
+# BUNDLE_IMG defines the image:tag used for the bundle.
+# You can use it as an arg. (E.g make bundle-build BUNDLE_IMG=<some-registry>/<project-name-bundle>:<tag>)
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+
+# Image URL to use all building/pushing image targets
+IMG ?= controller:latest
+
+# CONTAINER_TOOL defines the container tool to be used for building images.
+# Be aware that the target commands are only tested with Docker which is
+# scaffolded by default. However, you might want to replace it to use other
+# tools. (i.e. podman)
+CONTAINER_TOOL ?= docker
+# BASE_IMAGE, when set, replaces the helm-operator-ts base image named in the Dockerfile.
+BASE_IMAGE ?=
+KUBECTL ?= kubectl
+HELM_OPERATOR ?= helm-operator
+# How long undeploy waits for the operator to uninstall the releases of the custom resources.
+UNDEPLOY_TIMEOUT ?= 5m
+
+# Setting SHELL to bash allows bash commands to be executed by recipes.
+# Options are set to exit when a recipe line exits non-zero or a piped command fails.
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+.PHONY: all
+all: docker-build
+
+##@ General
+
+# The help target prints out all targets with their descriptions organized
+# beneath their categories. The categories are represented by '##@' and the
+# target descriptions by '##'.
+
+.PHONY: help
+help: ## Display this help.
+\t@awk 'BEGIN {FS = ":.*##"; printf "\\nUsage:\\n  make \\033[36m<target>\\033[0m\\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \\033[36m%-15s\\033[0m %s\\n", $$1, $$2 } /^##@/ { printf "\\n\\033[1m%s\\033[0m\\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Build
+
+.PHONY: run
+run: ## Run the operator locally against the cluster of the current kubeconfig (make install first).
+\t$(HELM_OPERATOR) run
+
+.PHONY: docker-build
+docker-build: ## Build the operator image IMG (BASE_IMAGE overrides the Dockerfile's base image).
+\t$(CONTAINER_TOOL) build $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE) ,)-t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the operator image IMG.
+\t$(CONTAINER_TOOL) push $(IMG)
+
+##@ Deployment
+
+.PHONY: install
+install: ## Install the CRDs into the cluster of the current kubeconfig.
+\t$(KUBECTL) kustomize config/crd | $(KUBECTL) apply -f -
+
+.PHONY: uninstall
+uninstall: ## Uninstall the CRDs from the cluster (this deletes every custom resource of these kinds).
+\t$(KUBECTL) kustomize config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+# kubectl has no "kustomize edit": deploy builds config/default through a temporary overlay that sets the
+# image (kustomize refuses absolute paths, so the overlay reaches config/ through a symbolic link). IMG is split as a
+# container runtime reads it: name[:tag][@digest], where a ":" before the last "/" belongs to a registry host
+# (host:5000/team/operator:v1).
+.PHONY: deploy
+deploy: ## Deploy the operator with image IMG to the cluster of the current kubeconfig.
+\t@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; ln -s "$(CURDIR)/config" "$$tmp/config"; \\
+\timg='$(IMG)'; tag=''; digest=''; \\
+\tcase "$$img" in *@*) digest="$\${img#*@}"; img="$\${img%%@*}";; esac; \\
+\tcase "$\${img##*/}" in *:*) tag="$\${img##*:}"; img="$\${img%:*}";; esac; \\
+\t{ echo 'resources:'; echo '- config/default'; \\
+\t  echo 'images:'; echo '- name: controller'; echo "  newName: \\"$$img\\""; \\
+\t  if [ -n "$$tag" ]; then echo "  newTag: \\"$$tag\\""; fi; \\
+\t  if [ -n "$$digest" ]; then echo "  digest: \\"$$digest\\""; fi; } > "$$tmp/kustomization.yaml"; \\
+\t$(KUBECTL) kustomize --load-restrictor LoadRestrictionsNone "$$tmp" > "$$tmp/manifests.yaml"; \\
+\t$(KUBECTL) apply -f "$$tmp/manifests.yaml"
+
+.PHONY: undeploy
+undeploy: ## Undeploy: delete the custom resources, wait until their releases are uninstalled, then delete the rest.
+\t$(KUBECTL) kustomize config/default | $(HELM_OPERATOR) undeploy --timeout=$(UNDEPLOY_TIMEOUT) -f -
+
+.PHONY: cleanup
+cleanup: ## Escape hatch when the operator is gone or stuck: helm-operator cleanup (see its --help).
+\t$(HELM_OPERATOR) cleanup
+
+.PHONY: generate-rbac
+generate-rbac: ## Regenerate the manager Role (config/rbac/role.yaml) from watches.yaml and the charts.
+\t$(HELM_OPERATOR) generate rbac
+
+##@ Bundle
+
+.PHONY: bundle
+bundle: ## Generate the OLM bundle for VERSION, CHANNELS, DEFAULT_CHANNEL and IMG.
+\t$(KUBECTL) kustomize config/manifests | $(HELM_OPERATOR) generate bundle --version=$(VERSION) $(BUNDLE_METADATA_OPTS) --image=$(IMG) -f -
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image BUNDLE_IMG.
+\t$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image BUNDLE_IMG.
+\t$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+`;
+}

@@ -1,0 +1,182 @@
+// config/rbac at project level: the ServiceAccount, the base manager ClusterRole (which `create api` regenerates
+// with the chart's rules), leader election and metrics roles and their bindings. Called by src/scaffold/init.ts.
+// Pure text; never writes per-kind roles (those come from `create api`).
+
+import type { FileSet } from '../files.js';
+import { PATHS } from './context.js';
+
+const RBAC_V1 = 'apiVersion: rbac.authorization.k8s.io/v1';
+
+/** The files of config/rbac/kustomization.yaml's initial resources list, in order. */
+export const RBAC_RESOURCES = [
+  'service_account.yaml',
+  'role.yaml',
+  'role_binding.yaml',
+  'leader_election_role.yaml',
+  'leader_election_role_binding.yaml',
+  'metrics_auth_role.yaml',
+  'metrics_auth_role_binding.yaml',
+  'metrics_reader_role.yaml',
+] as const;
+
+const ALL_VERBS = `
+  - get
+  - list
+  - watch
+  - create
+  - update
+  - patch
+  - delete`;
+
+export function rbacFiles(): FileSet {
+  return {
+    [PATHS.rbacKustomization]: `# \`create api\` appends each kind's admin, editor and viewer roles to this list: helpers for the cluster
+# admin to grant users access to the custom resources; the operator itself does not use them.
+resources:
+# All RBAC will be applied under this service account in
+# the deployment namespace. You may comment out this resource
+# if your manager will use a service account that exists at
+# runtime. Be sure to update RoleBinding and ClusterRoleBinding
+# subjects if changing service account names.
+${RBAC_RESOURCES.map((r) => `- ${r}`).join('\n')}
+`,
+    'config/rbac/service_account.yaml': `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: controller-manager
+  namespace: system
+`,
+    [PATHS.managerRole]: managerRole(),
+    'config/rbac/role_binding.yaml': binding(
+      'ClusterRoleBinding',
+      'manager-rolebinding',
+      'ClusterRole',
+      'manager-role',
+    ),
+    'config/rbac/leader_election_role.yaml': `# permissions to do leader election.
+${RBAC_V1}
+kind: Role
+metadata:
+  name: leader-election-role
+  namespace: system
+rules:
+- apiGroups:
+  - ""
+  resources:
+  - configmaps
+  verbs: ${ALL_VERBS}
+- apiGroups:
+  - coordination.k8s.io
+  resources:
+  - leases
+  verbs: ${ALL_VERBS}
+- apiGroups:
+  - ""
+  resources:
+  - events
+  verbs:
+  - create
+  - patch
+`,
+    'config/rbac/leader_election_role_binding.yaml': binding(
+      'RoleBinding',
+      'leader-election-rolebinding',
+      'Role',
+      'leader-election-role',
+    ),
+    'config/rbac/metrics_auth_role.yaml': `# Lets the manager check the bearer tokens of /metrics scrapers (used with --metrics-secure).
+${RBAC_V1}
+kind: ClusterRole
+metadata:
+  name: metrics-auth-role
+rules:
+- apiGroups:
+  - authentication.k8s.io
+  resources:
+  - tokenreviews
+  verbs:
+  - create
+- apiGroups:
+  - authorization.k8s.io
+  resources:
+  - subjectaccessreviews
+  verbs:
+  - create
+`,
+    'config/rbac/metrics_auth_role_binding.yaml': binding(
+      'ClusterRoleBinding',
+      'metrics-auth-rolebinding',
+      'ClusterRole',
+      'metrics-auth-role',
+    ),
+    'config/rbac/metrics_reader_role.yaml': `# Bind this to whoever scrapes /metrics (e.g. Prometheus' service account).
+${RBAC_V1}
+kind: ClusterRole
+metadata:
+  name: metrics-reader
+rules:
+- nonResourceURLs:
+  - "/metrics"
+  verbs:
+  - get
+`,
+  };
+}
+
+/** The base rules every helm operator needs; `create api` rewrites this file with the CRs' and charts' rules. */
+function managerRole(): string {
+  return `${RBAC_V1}
+kind: ClusterRole
+metadata:
+  name: manager-role
+rules:
+##
+## Base operator rules
+##
+# We need to get namespaces so the operator can read namespaces to ensure they exist
+- apiGroups:
+  - ""
+  resources:
+  - namespaces
+  verbs:
+  - get
+# We need to manage Helm release secrets
+- apiGroups:
+  - ""
+  resources:
+  - secrets
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - update
+  - watch
+# We need to create events on CRs about things happening during reconciliation
+- apiGroups:
+  - ""
+  resources:
+  - events
+  verbs:
+  - create
+  - patch
+# +kubebuilder:scaffold:rules
+`;
+}
+
+function binding(kind: string, name: string, roleKind: string, role: string): string {
+  return `${RBAC_V1}
+kind: ${kind}
+metadata:
+  name: ${name}${kind === 'RoleBinding' ? '\n  namespace: system' : ''}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ${roleKind}
+  name: ${role}
+subjects:
+- kind: ServiceAccount
+  name: controller-manager
+  namespace: system
+`;
+}
