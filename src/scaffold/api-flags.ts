@@ -2,6 +2,7 @@
 // group, version and kind they produce. Called by api.ts (which re-exports parseCreateApiArgs for src/cmd/main.ts).
 // Pure: reads nothing from the file system or the environment.
 import { ConfigError } from '../core/errors.js';
+import { parseScaffoldFlags } from './flags.js';
 
 export interface CreateApiOptions {
   /** The project directory (where PROJECT is). */
@@ -37,41 +38,18 @@ Flags:
 `;
 
 const STRING_FLAGS = ['group', 'version', 'kind', 'helm-chart', 'helm-chart-repo', 'helm-chart-version', 'crd-version'];
-const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
-const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False']);
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
 
 /** Parses the arguments after `create api`; `cwd` is the project directory. Errors are operator-sdk's texts. */
 export function parseCreateApiArgs(argv: readonly string[], cwd: string): CreateApiOptions {
-  const values = new Map<string, string>();
-  let force = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (!arg.startsWith('--')) {
-      throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}: create api takes flags only (--help)`);
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (name === 'force') {
-      const raw = eq < 0 ? 'true' : arg.slice(eq + 1);
-      if (!TRUE.has(raw) && !FALSE.has(raw)) throw new ConfigError(`--force: ${JSON.stringify(raw)} is not a boolean`);
-      force = TRUE.has(raw);
-      continue;
-    }
-    if (!STRING_FLAGS.includes(name)) {
-      throw new ConfigError(
-        `unknown flag: --${name}; create api accepts --group, --version, --kind, --helm-chart, --helm-chart-repo, ` +
-          '--helm-chart-version and --force',
-      );
-    }
-    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) {
-      throw new ConfigError(`flag needs an argument: --${name}`);
-    }
-    values.set(name, value);
-  }
+  const { values, force } = parseScaffoldFlags(
+    'create api',
+    argv,
+    STRING_FLAGS,
+    '--group, --version, --kind, --helm-chart, --helm-chart-repo, --helm-chart-version and --force',
+  );
   const crdVersion = values.get('crd-version');
   if (crdVersion !== undefined && crdVersion !== 'v1') {
     throw new ConfigError(

@@ -9,6 +9,7 @@ import { ConfigError } from '../core/errors.js';
 import { VERSION } from '../version.js';
 import { ScaffoldError } from './api-errors.js';
 import { stringifyLike, writeFiles } from './files.js';
+import { parseScaffoldFlags } from './flags.js';
 import { METRICS_SERVICE, PATHS, type ScaffoldContext } from './templates/context.js';
 import { defaultFiles } from './templates/default.js';
 import { makefile } from './templates/makefile.js';
@@ -48,41 +49,17 @@ Flags:
 `;
 
 const STRING_FLAGS = ['domain', 'project-name', 'operator-image'];
-const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
-const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False']);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Parses the arguments after `init`; `cwd` is the project directory and gives the default project name. */
 export function parseInitArgs(argv: readonly string[], cwd: string): InitOptions {
-  const values = new Map<string, string>();
-  let force = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (!arg.startsWith('--')) {
-      throw new ConfigError(
-        `unexpected argument ${JSON.stringify(arg)}: init takes flags only (helm-operator init --help)`,
-      );
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (name === 'force') {
-      const raw = eq < 0 ? 'true' : arg.slice(eq + 1);
-      if (!TRUE.has(raw) && !FALSE.has(raw)) throw new ConfigError(`--force: ${JSON.stringify(raw)} is not a boolean`);
-      force = TRUE.has(raw);
-      continue;
-    }
-    if (!STRING_FLAGS.includes(name)) {
-      throw new ConfigError(
-        `unknown flag: --${name}; init accepts --domain, --project-name, --operator-image and --force`,
-      );
-    }
-    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) {
-      throw new ConfigError(`flag needs an argument: --${name}`);
-    }
-    values.set(name, value);
-  }
+  const { values, force } = parseScaffoldFlags(
+    'init',
+    argv,
+    STRING_FLAGS,
+    '--domain, --project-name, --operator-image and --force',
+  );
   const options: InitOptions = {
     dir: cwd,
     domain: values.get('domain') ?? '',

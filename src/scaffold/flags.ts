@@ -1,0 +1,48 @@
+// The flag loop shared by `init` and `create api`: `--name=value`, `--name value` and a `--force[=bool]` switch,
+// with operator-sdk-style messages. Pure; called by init.ts and api-flags.ts. Never reads process.*.
+import { ConfigError } from '../core/errors.js';
+
+const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
+const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False']);
+
+export interface ScaffoldFlags {
+  readonly values: Map<string, string>;
+  readonly force: boolean;
+}
+
+/**
+ * `command` names the command in messages ("init", "create api"); `accepts` is the human list of its flags.
+ * A value that looks like a flag (`--domain --force`) is refused rather than taken as the value.
+ */
+export function parseScaffoldFlags(
+  command: string,
+  argv: readonly string[],
+  stringFlags: readonly string[],
+  accepts: string,
+): ScaffoldFlags {
+  const values = new Map<string, string>();
+  let force = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) {
+      throw new ConfigError(
+        `unexpected argument ${JSON.stringify(arg)}: ${command} takes flags only (helm-operator ${command} --help)`,
+      );
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    if (name === 'force') {
+      const raw = eq < 0 ? 'true' : arg.slice(eq + 1);
+      if (!TRUE.has(raw) && !FALSE.has(raw)) throw new ConfigError(`--force: ${JSON.stringify(raw)} is not a boolean`);
+      force = TRUE.has(raw);
+      continue;
+    }
+    if (!stringFlags.includes(name)) throw new ConfigError(`unknown flag: --${name}; ${command} accepts ${accepts}`);
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined || (eq < 0 && value.startsWith('--'))) {
+      throw new ConfigError(`flag needs an argument: --${name}`);
+    }
+    values.set(name, value);
+  }
+  return { values, force };
+}
