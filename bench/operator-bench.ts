@@ -19,6 +19,8 @@
 //   BENCH_CREATE_CONCURRENCY=50  create requests in flight at once in the bulk phase
 //   BENCH_HELM=helm-v3           helm: a binary name in the testenv bin folder (helm-v3, helm-v4) or a path
 //   BENCH_DRIFT=20               samples per drift measurement (0 skips the phase)
+//   BENCH_DRIFT_GAP=2s           pause before each drift sample, so each is an isolated event and not a storm
+//                                against the client rate limit (0s measures back-to-back repairs)
 //   BENCH_TIMEOUT=300s           deadline of each wait (operator start, all Deployed, deletion, settling)
 //   BENCH_LOG=                   also write the operator's log lines to this file
 //   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
@@ -51,6 +53,7 @@ const durationMs = (text: string): number => {
 const CRS = int('BENCH_CRS', 100);
 const SEQUENTIAL = int('BENCH_SEQUENTIAL', 5);
 const DRIFT = int('BENCH_DRIFT', 20);
+const DRIFT_GAP_MS = durationMs(env.BENCH_DRIFT_GAP || '2s');
 const IDLE_PERIODS = int('BENCH_IDLE_PERIODS', 2);
 const PERIOD = env.BENCH_RECONCILE_PERIOD || '30s';
 const PERIOD_MS = durationMs(PERIOD);
@@ -303,6 +306,7 @@ async function measureDrift(kc: KubeConfig, apps: AppsV1Api, o: Operator, names:
   };
   for (let i = 0; i < DRIFT; i++) {
     const name = `${names[i % names.length]}-nginx`;
+    if (DRIFT_GAP_MS > 0) await sleep(DRIFT_GAP_MS, undefined, { signal });
     const before = await apps.readNamespacedDeployment({ name, namespace: NS });
     let ready!: () => void;
     const opened = new Promise<void>((r) => {
@@ -322,6 +326,7 @@ async function measureDrift(kc: KubeConfig, apps: AppsV1Api, o: Operator, names:
   }
   for (let i = 0; i < DRIFT; i++) {
     const name = `${names[i % names.length]}-nginx`;
+    if (DRIFT_GAP_MS > 0) await sleep(DRIFT_GAP_MS, undefined, { signal });
     const d = await apps.readNamespacedDeployment({ name, namespace: NS });
     const want = d.spec?.replicas ?? 1;
     let ready!: () => void;
@@ -472,8 +477,14 @@ async function main(): Promise<void> {
         'objects in the dependent caches (label-selected informers)',
         `${cached} (the ${CRS} releases rendered ${CRS * 3}: Deployment, Service, ConfigMap each)`,
       ],
-      [`drift: deleted Deployment back, ${DRIFT}×: p50 / p95 / max`, drift ? dist(drift.deleted) : '-'],
-      [`drift: scaled Deployment reverted, ${DRIFT}×: p50 / p95 / max`, drift ? dist(drift.scaled) : '-'],
+      [
+        `drift: deleted Deployment back, ${DRIFT}× (${DRIFT_GAP_MS / 1000} s apart): p50 / p95 / max`,
+        drift ? dist(drift.deleted) : '-',
+      ],
+      [
+        `drift: scaled Deployment reverted, ${DRIFT}× (${DRIFT_GAP_MS / 1000} s apart): p50 / p95 / max`,
+        drift ? dist(drift.scaled) : '-',
+      ],
       [
         'drift inside the operator (watch event → applied): deleted / scaled, p50 / p95',
         drift

@@ -96,7 +96,9 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     });
     const repairer = new DriftRepairer({
       kube: o.kube,
-      ...(watcher && watch.watchDependentResources ? { cached: watcher.get.bind(watcher) } : {}),
+      ...(watcher && watch.watchDependentResources
+        ? { cached: watcher.get.bind(watcher), onApplied: watcher.expectEcho.bind(watcher) }
+        : {}),
     });
     const dependents = dependentsPort({
       kube: o.kube,

@@ -44,6 +44,8 @@ export class DependentWatcher {
   readonly #selector: string;
   /** Per resource ("group/version/plural"), its informers keyed by namespace scope. */
   readonly #informers = new Map<string, Map<string, Informer>>();
+  /** Objects the operator itself just wrote ("resource/namespace/name" → resourceVersion): their events are echoes. */
+  readonly #echoes = new Map<string, string>();
 
   constructor(options: DependentWatcherOptions) {
     this.#o = options;
@@ -81,6 +83,17 @@ export class DependentWatcher {
     return informer.get(res.namespaced ? namespace : '', name) ?? null;
   }
 
+  /**
+   * Drift repair wrote `obj`: the watch event carrying exactly this resourceVersion is our own echo and triggers no
+   * reconcile (it would only find nothing to do, at the price of API requests under the client rate limit).
+   */
+  expectEcho(res: ApiResource, obj: KubeObject): void {
+    const rv = obj.metadata.resourceVersion;
+    if (!rv) return;
+    if (this.#echoes.size >= MAX_ECHOES) this.#echoes.delete(this.#echoes.keys().next().value as string);
+    this.#echoes.set(echoKey(resourceId(res), obj), rv);
+  }
+
   /** Objects held in every dependent cache (for the closing figures and debugging). */
   cachedObjects(): number {
     let n = 0;
@@ -107,9 +120,16 @@ export class DependentWatcher {
         }
       },
     });
+    const id = resourceId(res);
     const emit = (event: DependentTrigger['event'], obj: KubeObject) => {
       const owner = ownerOf(obj);
       if (!owner) return;
+      const key = echoKey(id, obj);
+      const echo = this.#echoes.get(key);
+      if (echo !== undefined) {
+        this.#echoes.delete(key);
+        if (event !== 'delete' && echo === obj.metadata.resourceVersion) return;
+      }
       const m = obj.metadata;
       const object = { apiVersion: obj.apiVersion, kind: obj.kind, namespace: m.namespace ?? '', name: m.name ?? '' };
       this.#o.trigger({ ...owner, event, object });
@@ -124,6 +144,13 @@ export class DependentWatcher {
     void informer.start(signal);
     return informer;
   }
+}
+
+/** Bound on remembered echoes (an echo whose event never comes, e.g. after a relist, must not leak). */
+const MAX_ECHOES = 1_000;
+
+function echoKey(resource: string, obj: KubeObject): string {
+  return `${resource}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
 }
 
 function resourceId(res: ApiResource): string {

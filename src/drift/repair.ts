@@ -39,6 +39,8 @@ export interface DriftRepairOptions {
   readonly kube: Pick<KubeClient, 'get' | 'patch' | 'discover'>;
   /** A cache answer: the object, null when synced and absent, undefined to fall back to a GET. @default GET */
   readonly cached?: (res: ApiResource, namespace: string, name: string) => KubeObject | null | undefined;
+  /** Told of every object drift repair wrote, as the server returned it (to drop the watch event it causes). */
+  readonly onApplied?: (res: ApiResource, obj: KubeObject) => void;
 }
 
 const MAX_PARSED = 512;
@@ -99,11 +101,12 @@ export class DriftRepairer {
     if (live?.metadata.deletionTimestamp) return undefined; // being deleted: its DELETE event comes next
     if (live && diffs.length === 0) return undefined;
     const body = { ...obj, metadata: { ...(obj.metadata as object), ...(namespace ? { namespace } : {}) } };
-    await this.#o.kube.patch(res, namespace, name, body, 'apply', {
+    const applied = await this.#o.kube.patch(res, namespace, name, body, 'apply', {
       signal,
       fieldManager: DRIFT_FIELD_MANAGER,
       force: true,
     });
+    this.#o.onApplied?.(res, applied);
     const paths = diffs.map((d) => d.path);
     return { action: live ? 'patched' : 'created', apiVersion, kind, namespace, name, paths };
   }

@@ -1,0 +1,85 @@
+// DependentWatcher against a fake API: events of chart-labelled objects reach the owning CR's key; bookkeeping-only
+// updates do not; an update carrying the resourceVersion drift repair just wrote is its own echo and is dropped.
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
+import { configMap, configMaps, FakeKubeClient, page } from '../../test/fakes/kube.js';
+import { silentLogger } from '../core/logger.js';
+import type { KubeObject } from '../kube/types.js';
+import { type DependentTrigger, DependentWatcher } from './watcher.js';
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+const owned = (name: string, rv: string, data: Record<string, string> = {}): KubeObject =>
+  configMap(name, rv, {
+    metadata: {
+      name,
+      namespace: 'default',
+      resourceVersion: rv,
+      ownerReferences: [{ apiVersion: 'demo.example.com/v1', kind: 'Shop', name: 'shop', uid: 'u1', controller: true }],
+    },
+    data,
+  });
+
+let stop: AbortController | undefined;
+afterEach(() => stop?.abort());
+
+async function setup() {
+  const client = new FakeKubeClient();
+  const triggers: DependentTrigger[] = [];
+  stop = new AbortController();
+  const watcher = new DependentWatcher({
+    kube: client,
+    namespaces: ['default'],
+    charts: ['nginx'],
+    trigger: (t) => triggers.push(t),
+    clock: new FakeClock(),
+    logger: silentLogger,
+    signal: stop.signal,
+  });
+  watcher.ensure([configMaps]);
+  client.enqueueList(page([owned('a', '1')], '1'));
+  const watch = await client.nextWatch();
+  await flush();
+  return { client, watcher, watch, triggers };
+}
+
+describe('DependentWatcher', () => {
+  it('selects by the chart label and maps an object to its controller owner', async () => {
+    const { client, triggers } = await setup();
+    expect(client.listCalls[0]?.labelSelector).toBe('helm.sdk.operatorframework.io/chart in (nginx)');
+    expect(triggers).toEqual([
+      expect.objectContaining({ groupKind: 'Shop.demo.example.com', key: 'default/shop', event: 'add' }),
+    ]);
+  });
+
+  describe('when drift repair wrote the object', () => {
+    it('drops the update that carries exactly that resourceVersion, but not a later one', async () => {
+      const { watcher, watch, triggers } = await setup();
+      watcher.expectEcho(configMaps, owned('a', '5'));
+      watch.modified(owned('a', '5', { k: 'chart' }));
+      await flush();
+      expect(triggers.filter((t) => t.event === 'update')).toEqual([]);
+      watch.modified(owned('a', '6', { k: 'someone else' }));
+      await flush();
+      expect(triggers.filter((t) => t.event === 'update')).toHaveLength(1);
+    });
+
+    it('still reports a delete of that object', async () => {
+      const { watcher, watch, triggers } = await setup();
+      watcher.expectEcho(configMaps, owned('a', '5'));
+      watch.deleted(owned('a', '5'));
+      await flush();
+      expect(triggers.map((t) => t.event)).toEqual(['add', 'delete']);
+    });
+  });
+
+  it('ignores an update that changed only status, resourceVersion or managedFields', async () => {
+    const { watch, triggers } = await setup();
+    watch.modified({
+      ...owned('a', '7'),
+      status: { x: 1 },
+      metadata: { ...owned('a', '7').metadata, managedFields: [] },
+    });
+    await flush();
+    expect(triggers.map((t) => t.event)).toEqual(['add']);
+  });
+});
