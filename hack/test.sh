@@ -40,6 +40,12 @@ fi
 phase "lint (biome)" npm run --silent lint
 phase "typecheck (tsc)" npm run --silent typecheck
 phase "build (tsc)" npm run --silent build
+# The scaffold's unit tests also build generated kustomize trees when a kubectl is at hand: any kubectl already in
+# the testenv cache will do (kustomize does not depend on the cluster version); a cold machine skips those, saying so.
+if [[ -z ${KUBECTL:-} ]]; then
+  cached_kubectl=$(ls -1d "${TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/helm-operator-ts/testenv}"/bin/*/kubectl 2>/dev/null | head -n 1 || true)
+  if [[ -n $cached_kubectl ]]; then export KUBECTL=$cached_kubectl; fi
+fi
 phase "unit tests" npm run --silent test:unit
 
 if [[ -n $build_pid ]]; then

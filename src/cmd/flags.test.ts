@@ -12,6 +12,11 @@ describe('parseRunFlags', () => {
       maxConcurrentReconciles: 4,
       metricsBindAddress: ':8080',
       healthProbeBindAddress: ':8081',
+      metricsSecure: false,
+      metricsRequireRbac: false,
+      metricsCertPath: '',
+      metricsCertName: 'tls.crt',
+      metricsCertKey: 'tls.key',
       leaderElect: false,
       helmBinary: 'helm',
       logLevel: 'info',
@@ -41,12 +46,37 @@ describe('parseRunFlags', () => {
 
   it('lists flags that are parsed but not implemented yet', () => {
     const opts = parseRunFlags(
-      ['--leader-elect', '--metrics-secure', '--metrics-bind-address=:9090', '--health-probe-bind-address=0'],
+      ['--leader-elect', '--enable-http2', '--metrics-bind-address=:9090', '--health-probe-bind-address=0'],
       ctx,
     );
-    expect(opts.notYet).toEqual(['--metrics-secure']);
+    expect(opts.notYet).toEqual(['--enable-http2']);
     expect(opts).toMatchObject({ metricsBindAddress: ':9090', healthProbeBindAddress: '0' });
     expect(parseRunFlags(['--metrics-addr=127.0.0.1:1'], ctx).metricsBindAddress).toBe('127.0.0.1:1');
+  });
+
+  it('reads the secure-metrics flags', () => {
+    expect(parseRunFlags(['--metrics-secure', '--metrics-require-rbac'], ctx)).toMatchObject({
+      metricsSecure: true,
+      metricsRequireRbac: true,
+      metricsCertPath: '',
+      notYet: [],
+    });
+    expect(
+      parseRunFlags(
+        ['--metrics-secure', '--metrics-cert-path=/certs', '--metrics-cert-name=c.pem', '--metrics-cert-key', 'k.pem'],
+        ctx,
+      ),
+    ).toMatchObject({
+      metricsSecure: true,
+      metricsRequireRbac: false,
+      metricsCertPath: '/certs',
+      metricsCertName: 'c.pem',
+      metricsCertKey: 'k.pem',
+    });
+    expect(parseRunFlags(['--metrics-secure=false', '--metrics-require-rbac=false'], ctx)).toMatchObject({
+      metricsSecure: false,
+      metricsRequireRbac: false,
+    });
   });
 
   it('reads the leader-election flags, with OPERATOR_NAME as the default id', () => {
@@ -67,6 +97,11 @@ describe('parseRunFlags', () => {
     [['--metrics-addr=:1', '--metrics-bind-address=:2'], /only one of --metrics-addr and --metrics-bind-address/],
     [['--zap-log-level=loud'], /--zap-log-level/],
     [['--leader-elect=maybe'], /not a boolean/],
+    [['--metrics-require-rbac'], /^--metrics-require-rbac needs --metrics-secure/],
+    [['--metrics-secure=false', '--metrics-require-rbac'], /--metrics-require-rbac needs --metrics-secure/],
+    [['--metrics-cert-path=/c'], /^--metrics-cert-path needs --metrics-secure/],
+    [['--metrics-secure', '--metrics-cert-name=x'], /^--metrics-cert-name needs --metrics-cert-path/],
+    [['--metrics-secure', '--metrics-cert-key=x'], /^--metrics-cert-key needs --metrics-cert-path/],
   ])('rejects %j with a message naming the flag', (argv, message) => {
     expect(() => parseRunFlags(argv, ctx)).toThrow(ConfigError);
     expect(() => parseRunFlags(argv, ctx)).toThrow(message);

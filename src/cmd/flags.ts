@@ -11,6 +11,14 @@ export interface RunOptions {
   readonly maxConcurrentReconciles: number;
   readonly metricsBindAddress: string;
   readonly healthProbeBindAddress: string;
+  /** Serve /metrics over HTTPS. */
+  readonly metricsSecure: boolean;
+  /** Require a bearer token allowed to `get` the non-resource URL /metrics (needs metricsSecure). */
+  readonly metricsRequireRbac: boolean;
+  /** The directory holding the metrics certificate and key; '' means a generated self-signed certificate. */
+  readonly metricsCertPath: string;
+  readonly metricsCertName: string;
+  readonly metricsCertKey: string;
   readonly leaderElect: boolean;
   readonly leaderElectionId: string;
   readonly leaderElectionNamespace: string;
@@ -48,8 +56,11 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'zap-time-encoding': { kind: 'string' },
   'suppress-override-values': { kind: 'bool' },
   'enable-http2': { kind: 'bool', notYet: true },
-  'metrics-secure': { kind: 'bool', notYet: true },
-  'metrics-require-rbac': { kind: 'bool', notYet: true },
+  'metrics-secure': { kind: 'bool' },
+  'metrics-require-rbac': { kind: 'bool' },
+  'metrics-cert-path': { kind: 'string' },
+  'metrics-cert-name': { kind: 'string' },
+  'metrics-cert-key': { kind: 'string' },
 };
 
 const BOOLS: Readonly<Record<string, boolean>> = { true: true, '1': true, t: true, TRUE: true, True: true, T: true };
@@ -98,6 +109,16 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
   }
   if (periodMs < 0) throw new ConfigError('--reconcile-period must not be negative (0 disables periodic reconciles)');
 
+  const metricsSecure = bool('metrics-secure');
+  if (bool('metrics-require-rbac') && !metricsSecure) {
+    throw new ConfigError('--metrics-require-rbac needs --metrics-secure: bearer tokens are only accepted over HTTPS');
+  }
+  if (seen.has('metrics-cert-path') && !metricsSecure) {
+    throw new ConfigError('--metrics-cert-path needs --metrics-secure: without it /metrics is plain HTTP');
+  }
+  for (const f of ['metrics-cert-name', 'metrics-cert-key']) {
+    if (seen.has(f) && !seen.has('metrics-cert-path')) throw new ConfigError(`--${f} needs --metrics-cert-path`);
+  }
   const devel = bool('zap-devel');
   const encoder = str('zap-encoder', devel ? 'console' : 'json');
   if (encoder !== 'json' && encoder !== 'console') {
@@ -109,6 +130,11 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     maxConcurrentReconciles: Number(maxConc),
     metricsBindAddress: str('metrics-bind-address', str('metrics-addr', ':8080')),
     healthProbeBindAddress: str('health-probe-bind-address', ':8081'),
+    metricsSecure,
+    metricsRequireRbac: bool('metrics-require-rbac'),
+    metricsCertPath: str('metrics-cert-path', ''),
+    metricsCertName: str('metrics-cert-name', 'tls.crt'),
+    metricsCertKey: str('metrics-cert-key', 'tls.key'),
     leaderElect: bool('leader-elect') || bool('enable-leader-election'),
     leaderElectionId: str('leader-election-id', ctx.env.OPERATOR_NAME ?? ''),
     leaderElectionNamespace: str('leader-election-namespace', ''),
@@ -146,11 +172,18 @@ Flags (operator-sdk helm-operator names and defaults):
   --suppress-override-values         show overridden values as **** in OverrideValuesInUse events
   --metrics-bind-address string      where GET /metrics is served, "0" disables (default ":8080");
                                      --metrics-addr is its older name
+  --metrics-secure                   serve /metrics over HTTPS (a self-signed certificate unless
+                                     --metrics-cert-path is set)
+  --metrics-require-rbac             with --metrics-secure: /metrics needs "Authorization: Bearer <token>" whose
+                                     user may get the non-resource URL /metrics (TokenReview + SubjectAccessReview)
+  --metrics-cert-path string         directory with the metrics server's certificate and key
+  --metrics-cert-name string         the certificate's file in --metrics-cert-path (default "tls.crt")
+  --metrics-cert-key string          the key's file in --metrics-cert-path (default "tls.key")
   --health-probe-bind-address string where GET /healthz and /readyz are served, "0" disables (default ":8081")
   --leader-elect                     run controllers only while holding a coordination.k8s.io Lease, so that one
                                      of several replicas is active; --enable-leader-election is its older name
   --leader-election-id string        the Lease's name; required with --leader-elect (default $OPERATOR_NAME)
   --leader-election-namespace string the Lease's namespace (default: the pod's namespace when in-cluster)
 Parsed for compatibility, not implemented yet (a warning is logged when set):
-  --enable-http2, --metrics-secure, --metrics-require-rbac
+  --enable-http2
 `;

@@ -20,6 +20,8 @@ import { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipRenderer } from '../ownership/renderer.js';
 import { type PostRenderServer, startPostRenderServer } from '../ownership/server.js';
 import { type HttpServers, startHttpServers } from '../server/http.js';
+import { createMetricsAuthorizer } from '../server/metrics-auth.js';
+import { servingCertificate } from '../server/selfsigned.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
 import { timedHelm } from './helm-metrics.js';
@@ -90,10 +92,29 @@ async function run(argv: readonly string[]): Promise<number> {
     const metrics = new OperatorMetrics({ version: VERSION });
     let controllers: readonly Controller[] | undefined;
     let elector: LeaderElector | undefined;
+    // Built (no request yet) before the servers: --metrics-require-rbac checks tokens with it.
+    const kube = createKubeClient({ env: process.env });
+    const tls = opts.metricsSecure
+      ? servingCertificate({
+          certPath: opts.metricsCertPath,
+          certName: opts.metricsCertName,
+          keyName: opts.metricsCertKey,
+        })
+      : undefined;
     servers = await startHttpServers({
       metricsAddress: opts.metricsBindAddress,
       probeAddress: opts.healthProbeBindAddress,
       metrics,
+      ...(tls ? { tls } : {}),
+      ...(opts.metricsRequireRbac
+        ? {
+            authorize: createMetricsAuthorizer({
+              kube: kube.client,
+              clock: realClock,
+              logger: logger.child({ component: 'metrics-auth' }),
+            }),
+          }
+        : {}),
       readyz: () => {
         // A standby is healthy: it waits for the lease and starts its controllers only once it leads.
         if (elector !== undefined && !elector.isLeader()) return true;
@@ -119,7 +140,6 @@ async function run(argv: readonly string[]): Promise<number> {
     checkHelmVersion(helmVersion);
     logger.info({ helm: helmVersion.version, binary: opts.helmBinary }, 'Found helm');
 
-    const kube = createKubeClient({ env: process.env });
     const conn = kube.describe();
     logger.info({ server: conn.server, context: conn.context, source: conn.source }, 'Connecting to the API server');
     renderServer = await startPostRenderServer({

@@ -1,8 +1,10 @@
 // The metrics (`GET /metrics`) and health-probe (`GET /healthz`, `GET /readyz`) HTTP servers, on Go-style
 // addresses (":8080", "127.0.0.1:8080", "[::1]:8080"; port 0 picks a free port; "0" disables the server).
 // Started by the CLI (main.ts) before discovery; the only module that runs an HTTP server. It never exits the process:
-// a port it cannot bind is a ConfigError naming the flag.
-import { createServer, type Server, type ServerResponse } from 'node:http';
+// a port it cannot bind is a ConfigError naming the flag. With `tls` /metrics is HTTPS; with `authorize` every
+// /metrics request is checked first (the Authorization header is handed over, never logged).
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -11,12 +13,25 @@ export interface MetricsSource {
   render(): Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
+/** The outcome of checking one /metrics request; `message` is the response body for a refusal. */
+export interface AuthorizeResult {
+  readonly status: 200 | 401 | 403 | 500;
+  readonly message?: string;
+}
+
+/** Decides a /metrics request from its Authorization header; aborted when the client goes away. */
+export type MetricsAuthorizer = (authorization: string | undefined, signal: AbortSignal) => Promise<AuthorizeResult>;
+
 export interface HttpServersOptions {
   /** --metrics-bind-address; "0" disables. */
   readonly metricsAddress: string;
   /** --health-probe-bind-address; "0" disables. */
   readonly probeAddress: string;
   readonly metrics: MetricsSource;
+  /** Serve /metrics over HTTPS with this PEM certificate and key (--metrics-secure). @default plain HTTP */
+  readonly tls?: { readonly cert: string; readonly key: string };
+  /** Check every /metrics request first (--metrics-require-rbac). @default every request is allowed */
+  readonly authorize?: MetricsAuthorizer;
   /** true when ready, else the reason (served with 503). */
   readonly readyz: () => true | string;
   readonly logger: Logger;
@@ -60,20 +75,47 @@ export async function startHttpServers(o: HttpServersOptions): Promise<HttpServe
   };
   try {
     if (metricsAt) {
-      const server = createServer((req, res) => {
+      const handler = (req: IncomingMessage, res: ServerResponse) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return void send(res, 405, 'method not allowed\n');
         if (path(req.url) !== '/metrics') return void send(res, 404, '404 page not found\n');
-        o.metrics.render().then(
-          ({ contentType, body }) => send(res, 200, body, contentType),
-          (err: unknown) => {
-            o.logger.error({ err: String(err) }, 'Cannot render metrics');
-            send(res, 500, 'cannot render metrics\n');
-          },
-        );
-      });
+        const render = () =>
+          o.metrics.render().then(
+            ({ contentType, body }) => send(res, 200, body, contentType),
+            (err: unknown) => {
+              o.logger.error({ err: String(err) }, 'Cannot render metrics');
+              send(res, 500, 'cannot render metrics\n');
+            },
+          );
+        const authorize = o.authorize;
+        if (authorize === undefined) return void render();
+        const gone = new AbortController();
+        res.once('close', () => gone.abort(new Error('the metrics client went away')));
+        authorize(req.headers.authorization, gone.signal)
+          .catch((err: unknown): AuthorizeResult => {
+            o.logger.error({ err: String(err) }, 'Cannot authorize a metrics request');
+            return { status: 500, message: 'Authorization failed' };
+          })
+          .then((r) => {
+            if (res.destroyed) return;
+            if (r.status === 200) return render();
+            const extra = r.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+            send(res, r.status, `${r.message ?? STATUS_CODES[r.status] ?? 'error'}\n`, undefined, extra);
+          });
+      };
+      let server: Server;
+      try {
+        server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler) : createServer(handler);
+      } catch (err) {
+        throw new ConfigError(`--metrics-secure: unusable certificate or key: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
       addresses.metrics = await listen(server, metricsAt, 'metrics-bind-address');
       servers.push(server);
-      o.logger.info({ address: addresses.metrics }, 'Serving metrics');
+      o.logger.info(
+        { address: addresses.metrics, secure: o.tls !== undefined, requireRbac: o.authorize !== undefined },
+        'Serving metrics',
+      );
     }
     if (probeAt) {
       const server = createServer((req, res) => {
@@ -106,8 +148,14 @@ function path(url: string | undefined): string {
   return q < 0 ? (url ?? '/') : (url ?? '/').slice(0, q);
 }
 
-function send(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  contentType = 'text/plain; charset=utf-8',
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { ...headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
