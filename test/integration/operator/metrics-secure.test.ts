@@ -160,7 +160,9 @@ describe('the operator with --metrics-secure', () => {
       await expect.poll(async () => (await getMetrics(addr, token)).status, POLL).toBe(200);
       await expect
         .poll(async () => (await getMetrics(addr, token)).body, POLL)
-        .toMatch(/^controller_runtime_reconcile_total\{controller="securemetrics-controller",result="success"\} 0$/m);
+        .toContain(
+          `controller_runtime_reconcile_total{controller="${kind.kind.toLowerCase()}-controller",result="success"} 0`,
+        );
       // Other identities are still refused.
       expect((await getMetrics(addr)).status).toBe(401);
       expect((await getMetrics(addr, await serviceAccountToken('other'))).status).toBe(403);
