@@ -53,9 +53,11 @@ describe('config/manager/manager.yaml', () => {
       '--leader-elect',
       `--leader-election-id=${PROJECT}`,
       '--health-probe-bind-address=:8081',
-      '--metrics-bind-address=:8080',
+      '--metrics-bind-address=:8443',
+      '--metrics-secure',
+      '--metrics-require-rbac',
     ]);
-    expect(container.ports.map((p: { containerPort: number }) => p.containerPort)).toEqual([8080, 8081]);
+    expect(container.ports.map((p: { containerPort: number }) => p.containerPort)).toEqual([8443, 8081]);
     expect(container.livenessProbe).toEqual({
       httpGet: { path: '/healthz', port: 8081 },
       initialDelaySeconds: 15,
@@ -151,20 +153,28 @@ describe('config/default', () => {
     expect(text).toContain('\n#- ../network-policy\n');
   });
 
-  it('serves metrics over plain HTTP on 8080 through the metrics Service', async () => {
+  it('serves metrics over HTTPS on 8443, RBAC-protected, through the metrics Service', async () => {
     const [service] = await objects('config/default/metrics_service.yaml');
     expect(service?.metadata.name).toBe('controller-manager-metrics-service');
     expect(service?.spec).toEqual({
-      ports: [{ name: 'http', port: 8080, protocol: 'TCP', targetPort: 8080 }],
+      ports: [{ name: 'https', port: 8443, protocol: 'TCP', targetPort: 8443 }],
       selector: { 'control-plane': 'controller-manager' },
     });
     const [monitor] = await objects('config/prometheus/monitor.yaml');
-    expect(monitor?.spec.endpoints).toEqual([{ path: '/metrics', port: 'http', scheme: 'http' }]);
+    expect(monitor?.spec.endpoints).toEqual([
+      {
+        path: '/metrics',
+        port: 'https',
+        scheme: 'https',
+        bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+        tlsConfig: { insecureSkipVerify: true },
+      },
+    ]);
     const [policy] = await objects('config/network-policy/allow-metrics-traffic.yaml');
     expect(policy?.spec.ingress).toEqual([
       {
         from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }],
-        ports: [{ port: 8080, protocol: 'TCP' }],
+        ports: [{ port: 8443, protocol: 'TCP' }],
       },
     ]);
   });

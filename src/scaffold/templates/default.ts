@@ -8,7 +8,8 @@ import { CONTROL_PLANE, METRICS_SERVICE, PATHS, type ScaffoldContext } from './c
 export function defaultFiles(ctx: ScaffoldContext): FileSet {
   return {
     [PATHS.defaultKustomization]: defaultKustomization(ctx),
-    'config/default/metrics_service.yaml': `# Serves /metrics over plain HTTP on port 8080 (the operator's --metrics-bind-address).
+    'config/default/metrics_service.yaml': `# Serves /metrics over HTTPS on port 8443 (the operator's --metrics-bind-address, --metrics-secure); callers
+# need a token allowed by the metrics-reader ClusterRole (--metrics-require-rbac).
 apiVersion: v1
 kind: Service
 metadata:
@@ -18,10 +19,10 @@ metadata:
   namespace: system
 spec:
   ports:
-  - name: http
-    port: 8080
+  - name: https
+    port: 8443
     protocol: TCP
-    targetPort: 8080
+    targetPort: 8443
   selector:
     control-plane: ${CONTROL_PLANE}
 `,
@@ -65,7 +66,7 @@ resources:
 - ../crd
 - ../rbac
 - ../manager
-# [METRICS] Expose the controller manager metrics service (plain HTTP on port 8080).
+# [METRICS] Expose the controller manager metrics service (HTTPS on port 8443, RBAC-protected).
 - metrics_service.yaml
 # [PROMETHEUS] To enable prometheus monitor, uncomment the line below (needs the prometheus-operator CRDs).
 #- ../prometheus

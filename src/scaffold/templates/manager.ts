@@ -56,7 +56,11 @@ spec:
         - --leader-elect
         - --leader-election-id=${projectName}
         - --health-probe-bind-address=:8081
-        - --metrics-bind-address=:8080
+        # /metrics over HTTPS (a self-signed certificate unless --metrics-cert-path names one), and only for
+        # tokens allowed to get /metrics (TokenReview + SubjectAccessReview): the metrics-reader ClusterRole.
+        - --metrics-bind-address=:8443
+        - --metrics-secure
+        - --metrics-require-rbac
         image: controller:latest
         name: manager
         env:
@@ -70,7 +74,7 @@ spec:
         #    fieldRef:
         #      fieldPath: metadata.namespace
         ports:
-        - containerPort: 8080
+        - containerPort: 8443
           name: metrics
           protocol: TCP
         - containerPort: 8081

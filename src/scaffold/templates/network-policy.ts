@@ -32,7 +32,7 @@ spec:
         matchLabels:
           metrics: enabled # Only from namespaces with this label
     ports:
-    - port: 8080
+    - port: 8443
       protocol: TCP
 `,
   };

@@ -1,4 +1,5 @@
-// config/prometheus: a prometheus-operator ServiceMonitor for the metrics Service (plain HTTP, port "http").
+// config/prometheus: a prometheus-operator ServiceMonitor for the metrics Service (HTTPS, port "https", with the
+// Prometheus ServiceAccount's token; bind it to the metrics-reader ClusterRole).
 // Called by src/scaffold/init.ts; commented out in config/default until the user enables it. Pure text.
 
 import type { FileSet } from '../files.js';
@@ -20,8 +21,12 @@ metadata:
 spec:
   endpoints:
   - path: /metrics
-    port: http # the metrics Service's port name
-    scheme: http
+    port: https # the metrics Service's port name
+    scheme: https
+    bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+    tlsConfig:
+      # The operator's certificate is self-signed unless --metrics-cert-path provides one (then verify it here).
+      insecureSkipVerify: true
   selector:
     matchLabels:
       control-plane: ${CONTROL_PLANE}
