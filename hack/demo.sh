@@ -58,6 +58,9 @@ The operator is running against a local control plane. In another terminal:
   export PATH=$BIN:\$PATH          # kubectl, helm (v3), helm-v4
   kubectl patch nginx nginx-sample --type=merge -p '{"spec":{"replicaCount":3}}'   # upgrades the release
   kubectl get nginx,deploy
+  kubectl scale deploy nginx-sample-nginx --replicas=5                               # drift: scaled back, no helm
+  kubectl delete svc nginx-sample-nginx                                              # drift: recreated
+  kubectl get events --field-selector reason=DriftCorrected
   kubectl delete nginx nginx-sample                                                  # uninstalls it
   tail -f $LOG
 
