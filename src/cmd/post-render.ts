@@ -16,9 +16,7 @@ export async function postRender(argv: readonly string[], io: PostRenderIo): Pro
     return 2;
   }
   const args = argv.filter((a) => a !== socketArg);
-  const chunks: Buffer[] = [];
-  for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  const body = JSON.stringify({ args, manifest: Buffer.concat(chunks).toString('utf8') });
+  const body = JSON.stringify({ args, manifest: await readAll(io.stdin) });
   try {
     const { status, text } = await post(socketArg.slice('--socket='.length), body);
     if (status !== 200) {
@@ -32,6 +30,13 @@ export async function postRender(argv: readonly string[], io: PostRenderIo): Pro
     io.stderr.write(`helm-operator post-render: cannot reach the operator: ${message}\n`);
     return 1;
   }
+}
+
+/** A whole stream as UTF-8 text (stdin here; the tool commands' `-f -` too). */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function post(socketPath: string, body: string): Promise<{ status: number; text: string }> {

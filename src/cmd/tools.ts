@@ -23,6 +23,7 @@ import { INIT_USAGE, parseInitArgs, readProject, runInit } from '../scaffold/ini
 import { GENERATE_RBAC_USAGE, generateRbac, parseGenerateRbacArgs } from '../scaffold/rbac.js';
 import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac-rules.js';
 import { releaseReader } from './adapters.js';
+import { readAll } from './post-render.js';
 import { parseToolFlags } from './tool-flags.js';
 
 export interface ToolIo {
@@ -46,17 +47,16 @@ For custom resources whose operator is gone: uninstalls each release, deletes th
 finalizers. Prints the plan; --dry-run stops there; otherwise asks for confirmation (--yes skips the question).
 `;
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Prints `usage` when argv asks for help. */
 export function wantsHelp(argv: readonly string[], io: ToolIo, usage: string): boolean {
   if (!argv.includes('--help') && !argv.includes('-h')) return false;
   io.stdout.write(usage);
   return true;
+}
+
+/** The `-f` argument's content: standard input for `-`, else the file (relative to the working directory). */
+function readInput(file: string, io: ToolIo): Promise<string> {
+  return file === '-' ? readAll(io.stdin) : Promise.resolve(readFileSync(resolve(io.cwd, file), 'utf8'));
 }
 
 const say = (io: ToolIo) => (line: string) => io.stdout.write(`${line}\n`);
@@ -71,7 +71,7 @@ export async function runUndeploy(argv: readonly string[], io: ToolIo, signal: A
   );
   const file = flags.get('file');
   if (typeof file !== 'string') throw new ConfigError('undeploy: -f FILE (or - for stdin) is required');
-  const manifest = file === '-' ? await readAll(io.stdin) : readFileSync(resolve(io.cwd, file), 'utf8');
+  const manifest = await readInput(file, io);
   const timeoutMs = parseDuration(String(flags.get('timeout') ?? '5m'));
   const kube = createKubeClient({ env: io.env }).client;
   await undeploy(
@@ -162,7 +162,7 @@ export async function runGenerateBundle(argv: readonly string[], io: ToolIo, sig
   if (typeof file !== 'string') throw new ConfigError('generate bundle: -f FILE (or - for stdin) is required');
   const version = flags.get('version');
   if (typeof version !== 'string') throw new ConfigError('generate bundle: --version=X.Y.Z is required');
-  const text = file === '-' ? await readAll(io.stdin) : readFileSync(resolve(io.cwd, file), 'utf8');
+  const text = await readInput(file, io);
   const pkg = flags.get('package');
   const packageName = typeof pkg === 'string' ? pkg : (await readProject(io.cwd, signal)).projectName;
   const str = (k: string) => (typeof flags.get(k) === 'string' ? String(flags.get(k)) : undefined);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { DriftCorrection, DriftRepairer, DriftResult } from '../drift/repair.js';
+import { manifestObjects } from '../helm/manifest.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, GroupVersionKind } from '../kube/types.js';
 import type { CustomResource } from '../reconciler/types.js';
@@ -101,6 +102,7 @@ function setup(result: DriftResult = NOTHING, opts: { unknownKinds?: string[]; w
     },
   } as unknown as DependentWatcher;
   const repairer = {
+    objectsOf: (manifest: string) => manifestObjects(manifest),
     async repair(manifest: string, namespace: string, signal: AbortSignal, log: Logger) {
       repairs.push({ manifest, namespace, signal, log });
       return result;

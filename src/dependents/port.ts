@@ -4,7 +4,6 @@
 // Never throws for a drift it cannot repair (that is a warning event); only aborts propagate.
 import type { Logger } from '../core/logger.js';
 import { type DriftCorrection, type DriftRepairer, describeCorrection } from '../drift/repair.js';
-import { splitManifest } from '../helm/manifest.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { CustomResource, DependentsPort, EventSink } from '../reconciler/types.js';
@@ -24,7 +23,7 @@ export function dependentsPort(o: DependentsPortOptions): DependentsPort {
   const known = new Set<string>();
   return {
     async afterDeploy(cr, manifest, changed, { signal, log }) {
-      if (o.watcher) await watchKinds(o.kube, o.watcher, known, manifest, signal, log);
+      if (o.watcher) await watchKinds(o.kube, o.watcher, known, o.repairer.objectsOf(manifest), signal, log);
       if (changed) return;
       const namespace = cr.metadata.namespace ?? '';
       const result = await o.repairer.repair(manifest, namespace, signal, log);
@@ -50,20 +49,22 @@ async function watchKinds(
   kube: Pick<KubeClient, 'discover'>,
   watcher: DependentWatcher,
   known: Set<string>,
-  manifest: string,
+  objects: readonly Record<string, unknown>[],
   signal: AbortSignal,
   log: Logger,
 ): Promise<void> {
   const fresh: ApiResource[] = [];
-  for (const obj of splitManifest(manifest)) {
-    const id = `${obj.apiVersion}/${obj.kind}`;
+  for (const obj of objects) {
+    const apiVersion = String(obj.apiVersion);
+    const kind = String(obj.kind);
+    const id = `${apiVersion}/${kind}`;
     if (known.has(id)) continue;
     try {
-      fresh.push(await kube.discover({ ...parseApiVersion(obj.apiVersion), kind: obj.kind }, { signal }));
+      fresh.push(await kube.discover({ ...parseApiVersion(apiVersion), kind }, { signal }));
       known.add(id);
     } catch (err) {
       if (signal.aborted) throw err;
-      log.warn({ apiVersion: obj.apiVersion, kind: obj.kind, err: String(err) }, 'Cannot watch dependent kind');
+      log.warn({ apiVersion, kind, err: String(err) }, 'Cannot watch dependent kind');
     }
   }
   watcher.ensure(fresh);

@@ -52,11 +52,6 @@ export class DependentWatcher {
     this.#selector = `${CHART_LABEL} in (${[...new Set(options.charts)].sort().join(',')})`;
   }
 
-  /** The label selector every dependent informer uses. */
-  get selector(): string {
-    return this.#selector;
-  }
-
   /** Starts informers for resources not yet watched (they run until the operator stops). Does not wait for sync. */
   ensure(resources: readonly ApiResource[]): void {
     const signal = this.#o.signal;
@@ -99,11 +94,6 @@ export class DependentWatcher {
     let n = 0;
     for (const scopes of this.#informers.values()) for (const i of scopes.values()) n += i.list().length;
     return n;
-  }
-
-  /** Resources watched so far ("group/version/plural"). */
-  watched(): string[] {
-    return [...this.#informers.keys()];
   }
 
   #start(res: ApiResource, namespace: string, signal: AbortSignal): Informer {

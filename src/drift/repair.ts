@@ -58,7 +58,7 @@ export class DriftRepairer {
   async repair(manifest: string, releaseNamespace: string, signal: AbortSignal, log: Logger): Promise<DriftResult> {
     const corrected: DriftCorrection[] = [];
     const failed: DriftFailure[] = [];
-    const desired = this.#desired(manifest);
+    const desired = this.objectsOf(manifest);
     for (const obj of desired) {
       const kind = String(obj.kind);
       const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
@@ -111,7 +111,8 @@ export class DriftRepairer {
     return { action: live ? 'patched' : 'created', apiVersion, kind, namespace, name, paths };
   }
 
-  #desired(manifest: string): Record<string, unknown>[] {
+  /** The manifest's objects, parsed once per manifest text (the dependents port reads their kinds from here). */
+  objectsOf(manifest: string): readonly Record<string, unknown>[] {
     let objs = this.#parsed.get(manifest);
     if (!objs) {
       objs = manifestObjects(manifest);

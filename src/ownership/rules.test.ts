@@ -5,7 +5,6 @@ import {
   CHART_LABEL,
   type OwnershipContext,
   OwnershipError,
-  ownershipMarks,
   PRIMARY_RESOURCE_ANNOTATION,
   PRIMARY_RESOURCE_TYPE_ANNOTATION,
   type ScopeOf,
@@ -198,22 +197,6 @@ describe('applyOwnership', () => {
       const out = metadataOf(applyOwnership(configMap({ namespace: 'other' }), { ...CTX, owner }, scopeOf));
       expect(out.annotations).toMatchObject({ [PRIMARY_RESOURCE_TYPE_ANNOTATION]: 'Service' });
     });
-  });
-});
-
-describe('ownershipMarks', () => {
-  it('reads back what applyOwnership wrote', () => {
-    expect(ownershipMarks(applyOwnership(configMap({}), CTX, scopeOf))).toEqual({
-      chart: 'nginx',
-      controllerUid: 'uid-1',
-    });
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' } };
-    expect(ownershipMarks(applyOwnership(role, CTX, scopeOf))).toEqual({
-      chart: 'nginx',
-      primaryResource: 'team/web',
-      primaryResourceType: 'Nginx.demo.example.com',
-    });
-    expect(ownershipMarks({})).toEqual({});
   });
 });
 

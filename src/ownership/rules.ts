@@ -28,17 +28,6 @@ export interface OwnershipContext {
 /** true = namespaced, false = cluster-scoped, undefined = unknown kind */
 export type ScopeOf = (apiVersion: string, kind: string) => boolean | undefined;
 
-/** What applyOwnership left on an object, read back. */
-export interface OwnershipMarks {
-  readonly chart?: string;
-  /** The uid of the object's controller ownerReference, whoever it points at. */
-  readonly controllerUid?: string;
-  /** `<namespace>/<name>` of the owning CR, from PRIMARY_RESOURCE_ANNOTATION. */
-  readonly primaryResource?: string;
-  /** `<Kind>.<group>` (or `<Kind>` for the core group) of the owning CR. */
-  readonly primaryResourceType?: string;
-}
-
 /** An object cannot be marked: the chart name is not a label value, or the object's kind is unknown or missing. */
 export class OwnershipError extends OperatorError {
   readonly code: 'OWNERSHIP_INVALID' | 'OWNERSHIP_UNKNOWN_KIND';
@@ -112,22 +101,6 @@ export function applyOwnership(obj: Mapping, ctx: OwnershipContext, scopeOf: Sco
     };
   }
   return { ...obj, metadata: out };
-}
-
-/** The chart label, controller uid and primary-resource annotations an object carries (applyOwnership's marks). */
-export function ownershipMarks(obj: Mapping): OwnershipMarks {
-  const metadata = mapping(obj.metadata);
-  const labels = mapping(metadata.labels);
-  const annotations = mapping(metadata.annotations);
-  const refs = Array.isArray(metadata.ownerReferences) ? (metadata.ownerReferences as unknown[]) : [];
-  const controller = refs.find((ref): ref is Mapping => isMapping(ref) && ref.controller === true);
-  const marks = {
-    chart: text(labels[CHART_LABEL]),
-    controllerUid: text(controller?.uid),
-    primaryResource: text(annotations[PRIMARY_RESOURCE_ANNOTATION]),
-    primaryResourceType: text(annotations[PRIMARY_RESOURCE_TYPE_ANNOTATION]),
-  };
-  return Object.fromEntries(Object.entries(marks).filter(([, v]) => v !== undefined));
 }
 
 /** `Kind.group` for an apiVersion and kind, or `Kind` for the core group: the primary-resource-type format. */

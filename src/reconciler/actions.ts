@@ -26,6 +26,18 @@ export interface ActionContext {
   readonly signal: AbortSignal;
 }
 
+/** What install and upgrade both hand helm: the release, the chart, its values, the record labels, the post-renderer. */
+function renderParams(ctx: ActionContext) {
+  return {
+    release: ctx.release,
+    namespace: ctx.namespace,
+    chart: ctx.chart,
+    values: ctx.values,
+    labels: ctx.labels,
+    ...(ctx.postRenderArgs ? { postRenderArgs: ctx.postRenderArgs } : {}),
+  };
+}
+
 async function summary(ctx: ActionContext): Promise<HistorySummary> {
   const history = await ctx.releases.history(ctx.namespace, ctx.release, { signal: ctx.signal });
   return summarize(history.map((h) => h.release));
@@ -66,12 +78,7 @@ export async function install(ctx: ActionContext, state: HistorySummary): Promis
   }
   try {
     const result = await ctx.helm.install({
-      release,
-      namespace,
-      chart: ctx.chart,
-      values: ctx.values,
-      labels: ctx.labels,
-      ...(ctx.postRenderArgs ? { postRenderArgs: ctx.postRenderArgs } : {}),
+      ...renderParams(ctx),
       disableHooks: ctx.options.installDisableHooks,
       signal,
     });
@@ -97,15 +104,10 @@ async function uninstallFailedInstall(ctx: ActionContext): Promise<void> {
 }
 
 export async function upgrade(ctx: ActionContext, deployed: HelmRelease): Promise<HelmReleaseResult> {
-  const { release, namespace, signal } = ctx;
+  const { release, signal } = ctx;
   try {
     const result = await ctx.helm.upgrade({
-      release,
-      namespace,
-      chart: ctx.chart,
-      values: ctx.values,
-      labels: ctx.labels,
-      ...(ctx.postRenderArgs ? { postRenderArgs: ctx.postRenderArgs } : {}),
+      ...renderParams(ctx),
       force: ctx.options.upgradeForce,
       disableHooks: ctx.options.upgradeDisableHooks,
       signal,
