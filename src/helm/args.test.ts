@@ -8,11 +8,8 @@ import {
   parseHelmVersion,
   parseRelease,
   pullArgs,
-  REDACTED,
-  redact,
   redactArgs,
   rollbackArgs,
-  secretsOf,
   tail,
   templateArgs,
   uninstallArgs,
@@ -232,26 +229,6 @@ describe('checkHelmVersion', () => {
       code: 'HELM_UNSUPPORTED_VERSION',
       version: 'v3.7.2',
     });
-  });
-});
-
-describe('secretsOf and redact', () => {
-  const values = { db: { password: 'hunter2-secret', port: 5432 }, tags: ['alpha-tag', 'x'], quote: 'say "hi"' };
-
-  it('collects string leaves (and their JSON-escaped form) but not short strings, numbers or keys', () => {
-    const secrets = secretsOf(values);
-    expect(secrets).toEqual(expect.arrayContaining(['hunter2-secret', 'alpha-tag', 'say "hi"', 'say \\"hi\\"']));
-    expect(secrets).not.toContain('x');
-    expect(secrets).not.toContain('password');
-    expect(secrets).not.toContain('5432');
-  });
-
-  it('replaces every occurrence of every secret', () => {
-    const text = 'Error: bad "hunter2-secret" and hunter2-secret, tag alpha-tag, quoted "say \\"hi\\""';
-    const out = redact(text, secretsOf(values));
-    expect(out).not.toMatch(/hunter2|alpha-tag|say/);
-    expect(out).toContain(REDACTED);
-    expect(out.startsWith('Error: bad')).toBe(true);
   });
 });
 

@@ -1,13 +1,11 @@
 // Pure helpers for the helm CLI adapter: argv builders per helm command, the child environment, parsing of helm's
-// output (version, release JSON) and hygiene (redacting values from text, the stderr tail). Called only by
+// output (version, release JSON) and the stderr tail (redaction is redact.ts). Called only by
 // src/helm/cli.ts and tests. Never touches files, processes or process.env; never puts values on argv.
 import type { HelmReleaseResult } from './cli.js';
 import { HelmOutputError, HelmVersionError } from './errors.js';
 
 /** What the values file path is replaced with wherever argv is shown (errors, logs, metrics hooks). */
 export const VALUES_PLACEHOLDER = '<values>';
-/** What redacted values are replaced with in helm's output. */
-export const REDACTED = '<redacted>';
 /**
  * Oldest supported helm: 3.13 (`--labels` on install/upgrade, which carries the release fingerprint, and
  * `--dry-run=server`; since 3.8 `--wait` on uninstall; since 3.7 SIGTERM marks a release failed, not pending).
@@ -187,6 +185,8 @@ export interface TemplateArgs extends ReleaseRef {
   readonly chart: string;
   /** Also print the chart's `crds/` files (helm leaves them out of `helm template` by default). */
   readonly includeCrds?: boolean;
+  /** Capabilities.KubeVersion (`--kube-version`); helm's compiled-in default otherwise. */
+  readonly kubeVersion?: string | undefined;
 }
 
 /** `helm template`: renders the chart client-side with its default values; no cluster needed. */
@@ -197,6 +197,7 @@ export function templateArgs(p: TemplateArgs): string[] {
     operand('chart', p.chart),
     ...common(p),
     ...flag(p.includeCrds, '--include-crds'),
+    ...(p.kubeVersion === undefined ? [] : [`--kube-version=${p.kubeVersion}`]),
   ];
 }
 
@@ -326,40 +327,6 @@ export function checkHelmVersion(v: HelmVersion): void {
 /** `args` with every occurrence of the values file path replaced by VALUES_PLACEHOLDER. */
 export function redactArgs(args: readonly string[], valuesFile: string | undefined): string[] {
   return args.map((a) => (valuesFile !== undefined && a === valuesFile ? VALUES_PLACEHOLDER : a));
-}
-
-/** Strings shorter than this are not redacted: they cannot be told apart from ordinary words in helm's output. */
-export const MIN_REDACTED_LENGTH = 4;
-
-/**
- * The strings to scrub from helm's output for these values: every string leaf (at least MIN_REDACTED_LENGTH long),
- * also in its JSON-escaped form, longest first. Numbers, booleans and keys are not secrets and are kept.
- */
-export function secretsOf(values: unknown): string[] {
-  const found = new Set<string>();
-  const visit = (v: unknown): void => {
-    if (typeof v === 'string') {
-      if (v.length >= MIN_REDACTED_LENGTH) {
-        found.add(v);
-        found.add(JSON.stringify(v).slice(1, -1));
-      }
-    } else if (Array.isArray(v)) {
-      for (const item of v) visit(item);
-    } else if (typeof v === 'object' && v !== null) {
-      for (const item of Object.values(v)) visit(item);
-    }
-  };
-  visit(values);
-  return [...found].sort((a, b) => b.length - a.length);
-}
-
-/** `text` with every occurrence of every secret replaced by REDACTED. `secrets` should be longest first. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    if (s !== '' && out.includes(s)) out = out.split(s).join(REDACTED);
-  }
-  return out;
 }
 
 /** The last `maxChars` characters of `text` (trimmed); a cut is marked by a leading `…` counted in `maxChars`. */

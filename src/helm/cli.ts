@@ -15,10 +15,8 @@ import {
   parseHelmVersion,
   parseRelease,
   pullArgs,
-  redact,
   redactArgs,
   rollbackArgs,
-  secretsOf,
   tail,
   templateArgs,
   uninstallArgs,
@@ -29,6 +27,7 @@ import {
   versionArgs,
 } from './args.js';
 import { HelmCommandError, HelmNotFoundError } from './errors.js';
+import { redact, secretsOf } from './redact.js';
 
 export { checkHelmVersion, type HelmVersion } from './args.js';
 
@@ -139,6 +138,8 @@ export interface TemplateParams extends HelmCallOptions {
   readonly namespace: string;
   /** Also render the chart's `crds/` files (`--include-crds`). */
   readonly includeCrds?: boolean;
+  /** Capabilities.KubeVersion (`--kube-version`, e.g. `v1.36.0`); helm's compiled-in default otherwise. */
+  readonly kubeVersion?: string | undefined;
 }
 
 export interface CreateParams extends HelmCallOptions {

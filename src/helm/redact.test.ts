@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { MIN_REDACTED_LENGTH, REDACTED, redact, secretsOf } from './redact.js';
+
+describe('secretsOf', () => {
+  const values = { db: { password: 'hunter2-secret', port: 5432 }, tags: ['alpha-tag', 'x'], quote: 'say "hi"' };
+
+  it('collects long string leaves (and their JSON-escaped form) but not short strings, numbers or keys', () => {
+    const secrets = secretsOf(values);
+    expect(secrets).toEqual(expect.arrayContaining(['hunter2-secret', 'alpha-tag', 'say "hi"', 'say \\"hi\\"']));
+    expect(secrets).not.toContain('x');
+    expect(secrets).not.toContain('password');
+    expect(secrets).not.toContain('5432');
+  });
+
+  it(`skips values shorter than ${MIN_REDACTED_LENGTH} characters under ordinary keys`, () => {
+    expect(secretsOf({ mode: 'text', name: 'web', image: { tag: 'v1.2' } })).toEqual([]);
+  });
+
+  it('collects short values under keys that look secret, at any depth below them', () => {
+    const secrets = secretsOf({
+      auth: { password: 'pw1', apiToken: 'tok', tls: { privateKey: 'k9' } },
+      secrets: { db: 'abc' },
+      caCert: 'xyz',
+    });
+    expect(secrets).toEqual(expect.arrayContaining(['pw1', 'tok', 'k9', 'abc', 'xyz']));
+  });
+
+  it('lists longer secrets first, so that a secret containing another is replaced whole', () => {
+    const secrets = secretsOf({ password: 'abc', other: 'abc-and-more-abc' });
+    expect(secrets.indexOf('abc-and-more-abc')).toBeLessThan(secrets.indexOf('abc'));
+  });
+});
+
+describe('redact', () => {
+  it('replaces every whole occurrence of every secret', () => {
+    const values = { db: { password: 'hunter2-secret' }, tags: ['alpha-tag'], quote: 'say "hi"' };
+    const text = 'Error: bad "hunter2-secret" and hunter2-secret, tag alpha-tag, quoted "say \\"hi\\""';
+    const out = redact(text, secretsOf(values));
+    expect(out).not.toMatch(/hunter2|alpha-tag|say/);
+    expect(out).toContain(REDACTED);
+    expect(out.startsWith('Error: bad')).toBe(true);
+  });
+
+  it.each([
+    ['context canceled', 'Error: INSTALLATION FAILED: context canceled'],
+    ['connection refused', 'Error: Kubernetes cluster unreachable: dial tcp 127.0.0.1:6443: connect: connection refused'],
+    ['deadline exceeded', 'Error: UPGRADE FAILED: context deadline exceeded'],
+  ])('keeps helm\'s "%s" whole while a value "text" is present', (_, message) => {
+    const values = { mode: 'text', con: 'con', ref: 'used', password: 'ed' };
+    expect(redact(message, secretsOf(values))).toBe(message);
+  });
+
+  it('keeps a word that merely contains a long value', () => {
+    const secrets = secretsOf({ name: 'database' });
+    expect(redact('databases are fine; database is down', secrets)).toBe(`databases are fine; ${REDACTED} is down`);
+  });
+
+  it('still hides a password, even a short one, where it stands alone', () => {
+    const secrets = secretsOf({ auth: { password: 'pw9' } });
+    const out = redact('Error: login failed for user admin with password pw9 (pw99 is another word)', secrets);
+    expect(out).toBe(`Error: login failed for user admin with password ${REDACTED} (pw99 is another word)`);
+  });
+
+  it('hides a value next to punctuation, quotes and URL delimiters', () => {
+    const secrets = secretsOf({ token: 's3cr3t-pw' });
+    expect(redact('https://bob:s3cr3t-pw@host "s3cr3t-pw", =s3cr3t-pw;', secrets)).toBe(
+      `https://bob:${REDACTED}@host "${REDACTED}", =${REDACTED};`,
+    );
+  });
+
+  it('treats regular-expression characters in a value literally', () => {
+    const secrets = secretsOf({ password: 'a.b*c(d)' });
+    expect(redact('got a.b*c(d) and aXbbc(d)', secrets)).toBe(`got ${REDACTED} and aXbbc(d)`);
+  });
+});

@@ -1,0 +1,54 @@
+// Redaction of the CR's values from helm's words (stderr, errors, argv shown in logs): whole values only, never a
+// piece of a longer word, so "context canceled" survives a value "text". Called by the helm CLI adapter (cli.ts).
+// Pure; never logs and never returns a value it was asked to hide.
+
+/** What redacted values are replaced with in helm's output. */
+export const REDACTED = '<redacted>';
+
+/** Values shorter than this are redacted only under a key that looks secret: short ones are ordinary words. */
+export const MIN_REDACTED_LENGTH = 8;
+
+/** Keys whose values are redacted whatever their length (matched anywhere in the key, ignoring case). */
+const SECRET_KEY = /password|passwd|token|key|secret|cert/i;
+
+/**
+ * The strings to scrub from helm's output for these values: every string leaf at least MIN_REDACTED_LENGTH long,
+ * and every non-empty string under a key that looks secret (at any depth below it), each also in its JSON-escaped
+ * form, longest first. Numbers, booleans and keys are not secrets and are kept.
+ */
+export function secretsOf(values: unknown): string[] {
+  const found = new Set<string>();
+  const visit = (v: unknown, secretKey: boolean): void => {
+    if (typeof v === 'string') {
+      if (v.length >= MIN_REDACTED_LENGTH || (secretKey && v.trim() !== '')) {
+        found.add(v);
+        found.add(JSON.stringify(v).slice(1, -1));
+      }
+    } else if (Array.isArray(v)) {
+      for (const item of v) visit(item, secretKey);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) visit(item, secretKey || SECRET_KEY.test(k));
+    }
+  };
+  visit(values, false);
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+const WORD = /[\p{L}\p{N}_]/u;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A pattern matching `s` only where it is not part of a longer word (a boundary is needed only on a word side). */
+function wholeValue(s: string): RegExp {
+  const before = WORD.test(s.slice(0, 1)) ? '(?<![\\p{L}\\p{N}_])' : '';
+  const after = WORD.test(s.slice(-1)) ? '(?![\\p{L}\\p{N}_])' : '';
+  return new RegExp(`${before}${escapeRegExp(s)}${after}`, 'gu');
+}
+
+/** `text` with every whole occurrence of every secret replaced by REDACTED. `secrets` should be longest first. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s !== '' && out.includes(s)) out = out.replace(wholeValue(s), REDACTED);
+  }
+  return out;
+}
