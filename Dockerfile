@@ -10,14 +10,21 @@
 # The helm release the image ships; keep it equal to HELM3_VERSION in hack/testenv/build.sh (a unit test compares
 # them) so that the image runs the helm the integration tests ran.
 ARG HELM_VERSION=v3.22.0
+# The Kubernetes version helm assumes where no cluster answers (`helm template`, kubeVersion checks, lint), stamped
+# in as helm's release build does (left out, helm 3 assumes v1.20 and refuses charts that need more). Keep it the
+# test plane's version, KUBE_VERSION in hack/testenv/build.sh (the same unit test compares them).
+ARG HELM_K8S_MAJOR=1
+ARG HELM_K8S_MINOR=36
 
 # ---- helm: the same `go install` as hack/testenv/build.sh (static, stripped, version stamped in) ----
 FROM golang:1.26-bookworm AS helm
 ARG HELM_VERSION
+ARG HELM_K8S_MAJOR
+ARG HELM_K8S_MINOR
 # Static binary (no libc dependency), no VCS stamping (there is no repository in the module cache).
 ENV CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 RUN go install -trimpath \
-      -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION} -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
+      -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION} -X helm.sh/helm/v3/internal/version.gitTreeState=clean -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=${HELM_K8S_MAJOR} -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=${HELM_K8S_MINOR} -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=${HELM_K8S_MAJOR} -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=${HELM_K8S_MINOR}" \
       "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 
 # ---- build: compile dist/ with the dev dependencies, then keep the production dependencies only ----

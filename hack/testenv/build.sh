@@ -88,10 +88,16 @@ etcd_build() {
 step "etcd $ETCD_VERSION" etcd_build
 
 # ---------- helm: no replace/exclude in its go.mod, so go install pkg@version works ----------
+# helm 3's release build stamps the Kubernetes version that `helm template` and kubeVersion checks assume without a
+# cluster (chartutil and the lint rules; unset, it is v1.20). We stamp the plane's version. helm 4 reads it from
+# its own build info (client-go's module version), which `go install` records, so it needs no flag.
+KUBE_MINOR=$(cut -d. -f2 <<<"$KUBE_VERSION")
 helm_build() { # MAJOR VERSION
-  (cd "$WORK/helm" && GOBIN="$WORK/helm/v$1" go install \
-    -ldflags "-s -w -X helm.sh/helm/v$1/internal/version.version=$2 -X helm.sh/helm/v$1/internal/version.gitTreeState=clean" \
-    "helm.sh/helm/v$1/cmd/helm@$2")
+  local ld="-s -w -X helm.sh/helm/v$1/internal/version.version=$2 -X helm.sh/helm/v$1/internal/version.gitTreeState=clean"
+  if [[ $1 == 3 ]]; then
+    for p in pkg/chartutil pkg/lint/rules; do ld+=" -X helm.sh/helm/v3/$p.k8sVersionMajor=1 -X helm.sh/helm/v3/$p.k8sVersionMinor=$KUBE_MINOR"; done
+  fi
+  (cd "$WORK/helm" && GOBIN="$WORK/helm/v$1" go install -ldflags "$ld" "helm.sh/helm/v$1/cmd/helm@$2")
   mv "$WORK/helm/v$1/helm" "$OUT/helm-v$1"
 }
 [[ -z $HELM3_VERSION ]] || step "helm $HELM3_VERSION" helm_build 3 "$HELM3_VERSION"
@@ -102,7 +108,7 @@ cp "$WORK/k8s/go.mod" "$OUT/k8s-wrapper.go.mod"
 cp "$WORK/k8s/go.sum" "$OUT/k8s-wrapper.go.sum" 2>/dev/null || true
 {
   "$OUT/kube-apiserver" --version
-  "$OUT/etcd" --version | head -1
+  "$OUT/etcd" --version | sed -n 1p # not head: it could SIGPIPE etcd and, under pipefail, end the build
   [[ -z $HELM3_VERSION ]] || "$OUT/helm-v3" version --short
   [[ -z $HELM4_VERSION ]] || "$OUT/helm-v4" version --short
 } >"$OUT/VERSIONS" 2>&1

@@ -340,8 +340,17 @@ describe('the operator image', () => {
     const sh = read('hack/testenv/build.sh');
     const version = /HELM3_VERSION=\$\{HELM3_VERSION-([^}]+)\}/.exec(sh)?.[1];
     const fn = /helm_build\(\) \{[\s\S]*?\n\}/.exec(sh)?.[0] ?? '';
-    const sub = (s: string) => s.replaceAll('$1', '3').replaceAll('$2', version ?? '?');
-    const shLdflags = sub(/-ldflags "([^"]+)"/.exec(fn)?.[1] ?? '');
+    const kubeMinor = /KUBE_VERSION=\$\{KUBE_VERSION:-v1\.(\d+)\.\d+\}/.exec(sh)?.[1];
+    const sub = (s: string) =>
+      s
+        .replaceAll('$1', '3')
+        .replaceAll('$2', version ?? '?')
+        .replaceAll('$KUBE_MINOR', kubeMinor ?? '?');
+    // build.sh: the version flags, then (helm 3) the Kubernetes version of each package its loop names.
+    const base = sub(/local ld="([^"]+)"/.exec(fn)?.[1] ?? '');
+    const loop = /for p in ([\w/ ]+); do ld\+=" ([^"]+)"; done/.exec(fn);
+    const perPackage = (loop?.[1] ?? '').split(' ').map((p) => sub((loop?.[2] ?? '').replaceAll('$p', p)));
+    const shLdflags = [base, ...perPackage].join(' ');
     const shModule = sub(/"(helm\.sh\/[^"]+@\$2)"/.exec(fn)?.[1] ?? '');
 
     const vars = new Map([...df.globalArgs]);
@@ -355,6 +364,12 @@ describe('the operator image', () => {
     expect(dModule).toBe('helm.sh/helm/v3/cmd/helm@v3.22.0');
     expect(dLdflags.split(/\s+/)).toEqual(shLdflags.split(/\s+/));
     expect(shLdflags).toContain('internal/version.version=v3.22.0');
+    // helm's release build stamps the Kubernetes version (else helm 3 assumes v1.20): the test plane's, in both.
+    expect(kubeMinor).toBe(df.globalArgs.get('HELM_K8S_MINOR'));
+    for (const pkg of ['pkg/chartutil', 'pkg/lint/rules']) {
+      expect(shLdflags).toContain(`-X helm.sh/helm/v3/${pkg}.k8sVersionMajor=1`);
+      expect(shLdflags).toContain(`-X helm.sh/helm/v3/${pkg}.k8sVersionMinor=${kubeMinor}`);
+    }
     // The same build settings: static (CGO off), -trimpath, no VCS stamping.
     expect(sh).toMatch(/CGO_ENABLED=0/);
     expect(sh).toMatch(/GOFLAGS="[^"]*-trimpath[^"]*-buildvcs=false/);
