@@ -1,8 +1,9 @@
 // Pure helpers for the helm CLI adapter: argv builders per helm command, the child environment, parsing of helm's
 // output (version, release JSON) and the stderr tail (redaction is redact.ts). Called only by
 // src/helm/cli.ts and tests. Never touches files, processes or process.env; never puts values on argv.
-import type { HelmReleaseResult } from './cli.js';
+
 import { HelmOutputError, HelmVersionError } from './errors.js';
+import type { HelmReleaseResult } from './types.js';
 
 /** What the values file path is replaced with wherever argv is shown (errors, logs, metrics hooks). */
 export const VALUES_PLACEHOLDER = '<values>';

@@ -31,6 +31,10 @@ import { redact, secretsOf } from './redact.js';
 
 export { checkHelmVersion, type HelmVersion } from './args.js';
 
+import type { HelmReleaseResult } from './types.js';
+
+export type { HelmReleaseResult } from './types.js';
+
 export interface HelmCliOptions {
   /** Path or name (resolved on `env.PATH`) of the helm binary. */
   binary: string;
@@ -70,16 +74,6 @@ export const POST_RENDER_PLUGIN = 'helm-operator-post-render';
 
 /** The values given to a chart: the custom resource's spec. Serialized as JSON, which is valid YAML. */
 export type HelmValues = Readonly<Record<string, unknown>>;
-
-/** The subset of helm's `--output json` release that the operator reads. Never includes the values (`config`). */
-export interface HelmReleaseResult {
-  readonly name: string;
-  readonly namespace: string;
-  readonly version: number;
-  readonly info: { readonly status: string; readonly notes?: string };
-  readonly manifest: string;
-  readonly chart: { readonly metadata: { readonly name: string; readonly version: string } };
-}
 
 export interface HelmCallOptions {
   /** Aborting sends SIGTERM to helm (SIGKILL after `killGraceMs`); the call rejects once helm has exited. */

@@ -1,6 +1,7 @@
 // Errors of `helm-operator create api` and `generate rbac`: bad flags, an existing API, a chart that cannot be
-// imported, a rendered kind nobody knows. Thrown by src/scaffold/{api,chart,tar,rbac,rbac-rules}.ts; callers match
-// on `code`. Messages name the flag, file or template at fault and say what to do; they never quote chart values.
+// imported or rendered, a rendered kind nobody knows, a CRD that would not keep the chart's defaults. Thrown by
+// src/scaffold/{api,chart,tar,rbac,rbac-rules,kube-version}.ts; callers match on `code`. Messages name the flag,
+// file, template or schema construct at fault and say what to do; they never quote chart values.
 import { OperatorError } from '../core/errors.js';
 
 /** A generic scaffolding failure with a stable code (bad flag, unreadable Chart.yaml, file conflict...). */
@@ -60,6 +61,33 @@ export class UnknownKindError extends OperatorError {
     super(
       `cannot derive RBAC rules for chart ${chart}: ${list}: ${where}. Install the kind's CRD in the cluster and ` +
         "re-run with KUBECONFIG pointing at it, or put the CRD in the chart's crds/ directory; no broad rule is written instead",
+    );
+  }
+}
+
+/** A field of the sample CR that the generated CRD would prune, reject or replace (see sample-check.ts). */
+export interface RejectedSampleField {
+  readonly path: string;
+  readonly kind: 'pruned' | 'rejected' | 'replaced';
+  readonly why: string;
+}
+
+/**
+ * The CRD generated from the chart's values.schema.json would not keep the chart's own defaults (the sample CR,
+ * whose spec is values.yaml): create api stops before writing any project file.
+ */
+export class SampleRejectedError extends OperatorError {
+  readonly code = 'SCAFFOLD_SAMPLE_REJECTED';
+  constructor(
+    readonly chart: string,
+    readonly fields: readonly RejectedSampleField[],
+  ) {
+    const shown = fields.slice(0, 20).map((f) => `\n  ${f.path}: ${f.kind}: ${f.why}`);
+    const more = fields.length > 20 ? `\n  … and ${fields.length - 20} more` : '';
+    super(
+      `the CRD derived from ${chart}/values.schema.json would not keep the chart's own default values (the sample ` +
+        `CR's spec is ${chart}/values.yaml):${shown.join('')}${more}\nMake values.schema.json and values.yaml agree ` +
+        '(helm validates the defaults against the schema too), then run create api again; no project file was changed',
     );
   }
 }

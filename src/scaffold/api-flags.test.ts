@@ -39,6 +39,13 @@ describe('parseCreateApiArgs', () => {
     expect(parse('--kind=Foo', '--force=false').force).toBe(false);
   });
 
+  it('reads --kube-version as vX.Y.Z and refuses what is not a Kubernetes version', () => {
+    expect(parse('--kind=Foo', '--kube-version=1.24').kubeVersion).toBe('v1.24.0');
+    expect(parse('--kind=Foo', '--kube-version', 'v1.30.1').kubeVersion).toBe('v1.30.1');
+    expect(parse('--kind=Foo').kubeVersion).toBeUndefined();
+    expect(message(() => parse('--kind=Foo', '--kube-version=stable'))).toMatch(/^--kube-version "stable" is not/);
+  });
+
   it("gives operator-sdk's errors for chart flags without --helm-chart and for a missing kind", () => {
     expect(message(() => parse('--kind=Foo', '--helm-chart-repo=https://r'))).toBe(
       'value of --helm-chart-repo can only be used with --helm-chart',

@@ -3,6 +3,7 @@
 // Pure: reads nothing from the file system or the environment.
 import { ConfigError } from '../core/errors.js';
 import { parseScaffoldFlags } from './flags.js';
+import { DEFAULT_KUBE_VERSION, parseKubeVersionFlag } from './kube-version.js';
 
 export interface CreateApiOptions {
   /** The project directory (where PROJECT is). */
@@ -15,6 +16,8 @@ export interface CreateApiOptions {
   readonly helmChart?: string | undefined;
   readonly helmChartRepo?: string | undefined;
   readonly helmChartVersion?: string | undefined;
+  /** `--kube-version`, normalised to `vX.Y.Z`: the chart is rendered for it instead of the cluster's or the default. */
+  readonly kubeVersion?: string | undefined;
   /** Scaffold even if the API exists, overwrite generated files and regenerate the whole manager role. */
   readonly force: boolean;
 }
@@ -33,11 +36,22 @@ Flags:
                                 (default: a new chart made by "helm create <lowercase kind>")
   --helm-chart-repo string      chart repository URL where --helm-chart is looked up
   --helm-chart-version string   chart version or constraint (default: the latest)
+  --kube-version string         the Kubernetes version the chart is rendered for ("helm template --kube-version";
+                                default: the cluster's when one answers, else ${DEFAULT_KUBE_VERSION})
   --force                       scaffold even if the resource exists: overwrite generated files and regenerate
                                 config/rbac/role.yaml from every chart in watches.yaml
 `;
 
-const STRING_FLAGS = ['group', 'version', 'kind', 'helm-chart', 'helm-chart-repo', 'helm-chart-version', 'crd-version'];
+const STRING_FLAGS = [
+  'group',
+  'version',
+  'kind',
+  'helm-chart',
+  'helm-chart-repo',
+  'helm-chart-version',
+  'kube-version',
+  'crd-version',
+];
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
@@ -48,7 +62,7 @@ export function parseCreateApiArgs(argv: readonly string[], cwd: string): Create
     'create api',
     argv,
     STRING_FLAGS,
-    '--group, --version, --kind, --helm-chart, --helm-chart-repo, --helm-chart-version and --force',
+    '--group, --version, --kind, --helm-chart, --helm-chart-repo, --helm-chart-version, --kube-version and --force',
   );
   const crdVersion = values.get('crd-version');
   if (crdVersion !== undefined && crdVersion !== 'v1') {
@@ -68,6 +82,7 @@ export function parseCreateApiArgs(argv: readonly string[], cwd: string): Create
     helmChart: text('helm-chart'),
     helmChartRepo: text('helm-chart-repo'),
     helmChartVersion: text('helm-chart-version'),
+    kubeVersion: values.has('kube-version') ? parseKubeVersionFlag(values.get('kube-version') ?? '') : undefined,
     force,
   };
   checkChartFlags(opts);

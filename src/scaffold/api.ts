@@ -1,13 +1,13 @@
 // `helm-operator create api`: imports (or creates) a chart into charts/, then scaffolds its kind: watches.yaml entry,
-// CRD, sample CR, helper roles, PROJECT resource and manager role rules. Called by src/cmd/main.ts with a helm client
-// that uses the user's helm configuration. Checks and renders everything before writing project files; a chart it
-// copied is removed again when a later step fails.
+// CRD, sample CR (checked against that CRD), helper roles, PROJECT resource and manager role rules. Called by
+// src/cmd/tools.ts with a helm client that uses the user's helm configuration. Checks and renders everything before
+// writing project files; a chart it copied is removed again when a later step fails.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import type { HelmChartClient } from '../helm/cli.js';
-import { ApiExistsError } from './api-errors.js';
+import { ApiExistsError, SampleRejectedError } from './api-errors.js';
 import { type CreateApiOptions, camelCase, checkGvk } from './api-flags.js';
 import {
   buildDependencies,
@@ -21,9 +21,11 @@ import { crdFileName, readValuesSchema, renderCrd } from './crd.js';
 import { appendKustomizationResource, type FileSet, writeFiles } from './files.js';
 import { addProjectResource, PATHS, readProject } from './init.js';
 import { pluralize } from './kinds.js';
+import { resolveRenderVersion } from './kube-version.js';
 import { generateRbac, kindRoleFiles, readManagerRules, rulesForKind, writeManagerRole } from './rbac.js';
 import { baseRules, type DiscoverKind, mergeRules } from './rbac-rules.js';
 import { renderSample, sampleFileName } from './sample.js';
+import { checkSample } from './sample-check.js';
 import { addWatchEntry } from './watches-entry.js';
 
 export { CREATE_API_USAGE, type CreateApiOptions, parseCreateApiArgs } from './api-flags.js';
@@ -31,7 +33,10 @@ export { CREATE_API_USAGE, type CreateApiOptions, parseCreateApiArgs } from './a
 export interface CreateApiDeps {
   /** A helm client with the user's configuration: createHelmCli({ binary, workDir, env: process.env, isolated: false }). */
   readonly helm: HelmChartClient;
-  /** Only when a cluster is reachable: resolves kinds that are neither built in nor defined by the chart's CRDs. */
+  /**
+   * Only when a cluster is reachable: resolves kinds that are neither built in nor defined by the chart's CRDs, and
+   * tells the cluster's version, which the chart is rendered for unless --kube-version says otherwise.
+   */
   readonly discover?: DiscoverKind | undefined;
   /** Where charts are unpacked before they are copied into the project. @default a new directory in os.tmpdir() */
   readonly tmpDir?: string;
@@ -98,8 +103,13 @@ export async function createApi(
     const valuesText = await readFile(join(placed.dir, 'values.yaml'), 'utf8').catch(() => '');
     const sample = renderSample({ apiVersion: `${qualified}/${version}`, kind, chartPath: chart, valuesText });
     const schema = await readValuesSchema(placed.dir, sample.values);
+    if (schema.specSchema !== undefined) {
+      const rejected = checkSample(sample.values, schema.specSchema);
+      if (rejected.length > 0) throw new SampleRejectedError(chart, rejected);
+    }
+    const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
     const kindRules = await rulesForKind(
-      { group: qualified, kind, plural, chartDir: placed.dir, chartLabel: chart },
+      { group: qualified, kind, plural, chartDir: placed.dir, chartLabel: chart, kubeVersion },
       deps,
       signal,
     );
@@ -155,7 +165,7 @@ export async function createApi(
     await addProjectResource(dir, { group, version, kind }, signal);
     const warnings = [...schema.warnings, ...sample.warnings, ...kindRules.warnings];
     if (opts.force) {
-      const regenerated = await generateRbac(dir, deps, signal);
+      const regenerated = await generateRbac({ projectDir: dir, kubeVersion: opts.kubeVersion }, deps, signal);
       for (const w of regenerated.warnings) if (!warnings.includes(w)) warnings.push(w);
     } else {
       await writeManagerRole(dir, mergeRules([...baseRules(), ...keptRules, ...kindRules.rules]));

@@ -16,7 +16,8 @@ export const MANIFESTS_DIR = 'manifests/';
 export const METADATA_DIR = 'metadata/';
 /** Who wrote the bundle: operator-sdk writes `operator-sdk-<version>` here. */
 export const BUILDER = 'helm-operator-ts';
-export const PROJECT_LAYOUT = 'helm.sdk.operatorframework.io/v1';
+/** The PROJECT layout (the same constant init writes into PROJECT). */
+export { LAYOUT as PROJECT_LAYOUT } from './templates/project.js';
 
 export const CSV_API_VERSION = 'operators.coreos.com/v1alpha1';
 export const CSV_KIND = 'ClusterServiceVersion';
@@ -62,4 +63,10 @@ export function isDnsLabel(s: string): boolean {
 /** A CSV's metadata.name must be a DNS-1123 subdomain that is also a valid label value (so at most 63 long). */
 export function isCsvName(s: string): boolean {
   return s.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
+}
+
+/** One object of a bundle's manifests/ folder and the file it came from. */
+export interface Manifest {
+  readonly file: string;
+  readonly object: Record<string, unknown>;
 }

@@ -1,8 +1,7 @@
 // The ClusterServiceVersion checks of bundle-validate.ts, after operator-framework/api's CSV and bundle validators:
 // name/version, install strategy, installModes, owned CRDs against the CRD files, alm-examples, service accounts.
 // Pure: takes parsed manifests, returns problem lines naming the file and field.
-import { INSTALL_MODES, isCsvName, isSemver } from './bundle-format.js';
-import type { Manifest } from './bundle-validate.js';
+import { INSTALL_MODES, isCsvName, isSemver, type Manifest } from './bundle-format.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});

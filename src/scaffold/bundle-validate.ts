@@ -4,6 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseAllDocuments } from '../config/yaml.js';
+import type { Manifest } from './bundle-format.js';
 import {
   ALLOWED_KINDS,
   ANNOTATION,
@@ -15,10 +16,7 @@ import {
 } from './bundle-format.js';
 import { checkCsv } from './bundle-validate-csv.js';
 
-export interface Manifest {
-  readonly file: string;
-  readonly object: Record<string, unknown>;
-}
+export type { Manifest } from './bundle-format.js';
 
 async function readText(path: string, signal?: AbortSignal): Promise<string | undefined> {
   try {

@@ -55,23 +55,21 @@ describe('when the chart has values.schema.json', () => {
       type: 'object',
       required: ['host'],
       properties: { host: { type: 'string', format: 'hostname' }, replicas: { type: 'integer', minimum: 0 } },
+      'x-kubernetes-preserve-unknown-fields': true,
     });
     expect(version.schema.openAPIV3Schema.properties.status['x-kubernetes-preserve-unknown-fields']).toBe(true);
     expect(version.subresources).toEqual({ status: {} });
     expect(renderCrd({ ...input, specSchema })).toContain('# spec is derived from charts/nginx/values.schema.json');
   });
 
-  it('warns about values.yaml keys the schema would prune from CRs', async () => {
+  it('keeps the values.yaml keys the schema does not declare, as JSON Schema does, without a warning', async () => {
     await writeFile(
       join(dir, 'values.schema.json'),
       JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }),
     );
-    const { warnings } = await readValuesSchema(dir, { a: 'x', b: 1 });
-    expect(warnings).toEqual([
-      expect.stringMatching(
-        /^values\.schema\.json: values\.yaml sets spec\.b, which values\.schema\.json does not declare/,
-      ),
-    ]);
+    const { specSchema, warnings } = await readValuesSchema(dir, { a: 'x', b: 1 });
+    expect(warnings).toEqual([]);
+    expect(specSchema?.['x-kubernetes-preserve-unknown-fields']).toBe(true);
   });
 
   it('reports invalid JSON naming the file', async () => {

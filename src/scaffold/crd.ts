@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from '../config/yaml.js';
 import { ScaffoldError } from './api-errors.js';
-import { prunedPaths, type SchemaProps, structuralSchema } from './values-schema.js';
+import { type SchemaProps, structuralSchema } from './values-schema.js';
 
 export interface CrdInput {
   /** The fully qualified group (`<group>.<domain>`). */
@@ -99,7 +99,7 @@ export interface ValuesSchemaResult {
 
 /**
  * Reads `<chartDir>/values.schema.json` and converts it for the CRD. `values` is the parsed values.yaml: its keys
- * satisfy `required`, and those the schema would prune are reported.
+ * satisfy `required` (sample-check.ts then checks that the CRD keeps all of them).
  */
 export async function readValuesSchema(chartDir: string, values: unknown): Promise<ValuesSchemaResult> {
   const file = join(chartDir, 'values.schema.json');
@@ -120,13 +120,5 @@ export async function readValuesSchema(chartDir: string, values: unknown): Promi
     );
   }
   const { schema, warnings } = structuralSchema(parsed, values);
-  const pruned = prunedPaths(values, schema);
-  if (pruned.length > 0) {
-    const shown = pruned.slice(0, 10).join(', ') + (pruned.length > 10 ? `, and ${pruned.length - 10} more` : '');
-    warnings.push(
-      `values.yaml sets ${shown}, which values.schema.json does not declare: the API server drops such fields ` +
-        'from custom resources (kubectl apply rejects them); declare them in values.schema.json and re-run',
-    );
-  }
   return { specSchema: schema, warnings: warnings.map((w) => `values.schema.json: ${w}`) };
 }

@@ -156,9 +156,23 @@ describe('runInit', () => {
       expect(await readProject(dir)).toEqual({
         domain: 'example.com',
         projectName: 'memcached-operator',
-        layout: 'helm-operator-ts/v1',
+        layout: ['helm.sdk.operatorframework.io/v1'],
         resources: [],
       });
+    });
+
+    it('writes PROJECT as operator-sdk does (layout helm.sdk.operatorframework.io/v1, version "3"), the tool in a field of its own', async () => {
+      await runInit(options(), signal);
+      const text = await readFile(join(dir, PATHS.project), 'utf8');
+      expect(parse(text)).toEqual({
+        domain: 'example.com',
+        layout: ['helm.sdk.operatorframework.io/v1'],
+        projectName: 'memcached-operator',
+        resources: [],
+        scaffolder: 'helm-operator-ts',
+        version: '3',
+      });
+      expect(text).toContain('\nversion: "3"\n');
     });
 
     it('keeps a project name that YAML would read as a number a string', async () => {
@@ -250,30 +264,5 @@ describe('addProjectResource', () => {
     const before = await readFile(join(dir, PATHS.project), 'utf8');
     expect(await addProjectResource(dir, { group: 'cache', version: 'v1alpha1', kind: 'Memcached' })).toBe(false);
     expect(await readFile(join(dir, PATHS.project), 'utf8')).toBe(before);
-  });
-});
-
-describe('readProject', () => {
-  it('says to run init when there is no PROJECT file', async () => {
-    const err = await caught(readProject(dir));
-    expect(err.code).toBe('SCAFFOLD_NO_PROJECT');
-    expect(err.message).toMatch(/no PROJECT file in .*: run helm-operator init there first/);
-  });
-
-  it.each([
-    ['domain: [\n', /is not valid YAML/],
-    ['- a\n', /must be a mapping/],
-    ['projectName: x\n', /"domain" must be a non-empty string/],
-    ['domain: a.b\nprojectName: x\nresources: {}\n', /"resources" must be a list/],
-    [
-      'domain: a.b\nprojectName: x\nresources:\n- group: g\n  kind: K\n',
-      /resources\[0\] must have string group, version and kind/,
-    ],
-  ])('rejects a malformed PROJECT (%j) naming the file', async (text, why) => {
-    await writeFile(join(dir, 'PROJECT'), text);
-    const err = await caught(readProject(dir));
-    expect(err.code).toBe('SCAFFOLD_INVALID_FILE');
-    expect(err.message).toMatch(why);
-    expect(err.message).toContain(join(dir, 'PROJECT'));
   });
 });

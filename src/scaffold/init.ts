@@ -15,7 +15,7 @@ import { defaultFiles } from './templates/default.js';
 import { makefile } from './templates/makefile.js';
 import { managerFiles } from './templates/manager.js';
 import { networkPolicyFiles } from './templates/network-policy.js';
-import { projectFiles } from './templates/project.js';
+import { LAYOUT, LEGACY_LAYOUT, projectFiles } from './templates/project.js';
 import { prometheusFiles } from './templates/prometheus.js';
 import { rbacFiles } from './templates/rbac.js';
 
@@ -150,11 +150,18 @@ export interface ProjectResource {
 export interface ProjectInfo {
   readonly domain: string;
   readonly projectName: string;
-  readonly layout: string;
+  /** The plugin chain: `[helm.sdk.operatorframework.io/v1]`; earlier versions of this tool wrote a string. */
+  readonly layout: readonly string[];
   readonly resources: ProjectResource[];
 }
 
-/** Reads `<dir>/PROJECT`; a missing file is SCAFFOLD_NO_PROJECT, a malformed one SCAFFOLD_INVALID_FILE. */
+/** The layouts of the projects `create api` works in: operator-sdk's helm layout, and this tool's earlier one. */
+export const PROJECT_LAYOUTS: readonly string[] = [LAYOUT, LEGACY_LAYOUT];
+
+/**
+ * Reads `<dir>/PROJECT`; a missing file, or a layout other than a helm operator's (a Go project's, say), is
+ * SCAFFOLD_NO_PROJECT; a malformed file is SCAFFOLD_INVALID_FILE.
+ */
 export async function readProject(dir: string, signal?: AbortSignal): Promise<ProjectInfo> {
   return (await loadProject(dir, signal)).info;
 }
@@ -191,11 +198,19 @@ async function loadProject(dir: string, signal?: AbortSignal) {
   if (error) throw invalid(`is not valid YAML (${error.message.split('\n')[0]})`);
   const root = doc.toJS() as unknown;
   if (!isRecord(root)) throw invalid('must be a mapping with domain, projectName and resources');
-  const { domain, projectName, layout = '' } = root;
+  const { domain, projectName, layout: rawLayout } = root;
   const resources = root.resources ?? [];
   if (typeof domain !== 'string' || domain === '') throw invalid('"domain" must be a non-empty string');
   if (typeof projectName !== 'string' || projectName === '') throw invalid('"projectName" must be a non-empty string');
-  if (typeof layout !== 'string') throw invalid('"layout" must be a string');
+  const layout = rawLayout === undefined || rawLayout === null ? [] : [rawLayout].flat();
+  if (!layout.every((l): l is string => typeof l === 'string')) throw invalid('"layout" must be a list of strings');
+  if (layout.length > 0 && !layout.some((l) => PROJECT_LAYOUTS.includes(l))) {
+    throw new ScaffoldError(
+      `${file}: layout ${layout.join(', ')} is not a Helm operator project's (${LAYOUT}): run helm-operator init in ` +
+        'a new directory for a Helm-based operator',
+      'SCAFFOLD_NO_PROJECT',
+    );
+  }
   if (!Array.isArray(resources)) throw invalid('"resources" must be a list');
   const info: ProjectInfo = {
     domain,

@@ -63,20 +63,36 @@ describe('chartRules', () => {
 
   it("adapts the kube client's discovery: not served is undefined, other failures are thrown", async () => {
     const gvk = { group: 'g.example.org', version: 'v1', kind: 'Gadget' };
-    const served = discoverFromKube({ discover: async (k) => ({ ...k, plural: 'gadgets', namespaced: false }) });
+    const serverVersion = async () => ({ major: '1', minor: '31', gitVersion: 'v1.31.2' });
+    const served = discoverFromKube({
+      discover: async (k) => ({ ...k, plural: 'gadgets', namespaced: false }),
+      serverVersion,
+    });
     expect(await served(gvk, signal())).toEqual({ resource: 'gadgets', namespaced: false });
     const missing = discoverFromKube({
+      serverVersion,
       discover: async () => {
         throw new NotFoundError({ status: 404, reason: 'NotFound', serverMessage: 'no', operation: 'DISCOVER' });
       },
     });
     expect(await missing(gvk, signal())).toBeUndefined();
     const broken = discoverFromKube({
+      serverVersion,
       discover: async () => {
         throw new Error('connection refused');
       },
     });
     await expect(broken(gvk, signal())).rejects.toThrow('connection refused');
+  });
+
+  it("tells the cluster's version (its /version gitVersion), which charts are then rendered for", async () => {
+    const discover = discoverFromKube({
+      discover: async () => {
+        throw new Error('unused');
+      },
+      serverVersion: async () => ({ major: '1', minor: '30+', gitVersion: 'v1.30.4-eks-a737599' }),
+    });
+    expect(await discover.serverVersion?.(signal())).toBe('v1.30.4-eks-a737599');
   });
 
   it('throws a typed error naming every unknown kind and its template, never a broad rule', async () => {

@@ -25,18 +25,23 @@ export interface GroupVersionKind {
   readonly kind: string;
 }
 
-/** Asks a reachable cluster (discovery) where a kind lives; undefined when it does not serve it. */
-export type DiscoverKind = (
+/**
+ * Asks a reachable cluster (discovery) where a kind lives; undefined when it does not serve it. `serverVersion`, when
+ * present, is the cluster's `/version` gitVersion: charts are rendered for it (`helm template --kube-version`).
+ */
+export type DiscoverKind = ((
   gvk: GroupVersionKind,
   signal: AbortSignal,
-) => Promise<{ readonly resource: string; readonly namespaced: boolean } | undefined>;
+) => Promise<{ readonly resource: string; readonly namespaced: boolean } | undefined>) & {
+  readonly serverVersion?: (signal: AbortSignal) => Promise<string>;
+};
 
 /**
  * A DiscoverKind over the kube client's discovery (for the composition root, when a cluster is reachable): a kind
  * or group/version the server does not serve is undefined; any other failure (unreachable, forbidden) is thrown.
  */
-export function discoverFromKube(kube: Pick<KubeClient, 'discover'>): DiscoverKind {
-  return async (gvk, signal) => {
+export function discoverFromKube(kube: Pick<KubeClient, 'discover' | 'serverVersion'>): DiscoverKind {
+  const discover = async (gvk: GroupVersionKind, signal: AbortSignal) => {
     try {
       const found = await kube.discover(gvk, { signal });
       return { resource: found.plural, namespaced: found.namespaced };
@@ -45,6 +50,9 @@ export function discoverFromKube(kube: Pick<KubeClient, 'discover'>): DiscoverKi
       throw err;
     }
   };
+  return Object.assign(discover, {
+    serverVersion: async (signal: AbortSignal) => (await kube.serverVersion({ signal })).gitVersion,
+  });
 }
 
 export interface ChartRulesInput {

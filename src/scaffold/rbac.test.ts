@@ -1,10 +1,11 @@
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findHelm, SKIP_REASON, scaffoldHelm } from '../../test/support/scaffold-helm.js';
 import { parse } from '../config/yaml.js';
-import type { HelmCli } from '../helm/cli.js';
+import type { HelmCli, TemplateParams } from '../helm/cli.js';
+import { DEFAULT_KUBE_VERSION } from './kube-version.js';
 import {
   generateRbac,
   kindRoleFiles,
@@ -13,7 +14,7 @@ import {
   renderManagerRole,
   rulesForKind,
 } from './rbac.js';
-import { CHART_VERBS, type PolicyRule } from './rbac-rules.js';
+import { CHART_VERBS, type DiscoverKind, type PolicyRule } from './rbac-rules.js';
 
 const helmBin = findHelm();
 const NGINX = join(import.meta.dirname, '..', '..', 'charts', 'nginx');
@@ -96,7 +97,7 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
       join(project, 'config/rbac/role.yaml'),
       'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\n  labels:\n    team: a\nrules:\n- apiGroups: [""]\n  resources: [pods]\n  verbs: [get]\n',
     );
-    const result = await generateRbac(project, { helm }, signal());
+    const result = await generateRbac({ projectDir: project }, { helm }, signal());
     const role = parse(await readFile(join(project, 'config/rbac/role.yaml'), 'utf8'));
     expect(role.metadata).toEqual({ name: 'manager-role', labels: { team: 'a' } });
     expect(role.rules).toEqual(result.rules);
@@ -113,9 +114,45 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
     // Regeneration replaces hand-added rules and is stable.
     expect(resources(result.rules, '')).not.toContain('pods');
     const first = await readFile(join(project, 'config/rbac/role.yaml'), 'utf8');
-    await generateRbac(project, { helm }, signal());
+    await generateRbac({ projectDir: project }, { helm }, signal());
     expect(await readFile(join(project, 'config/rbac/role.yaml'), 'utf8')).toBe(first);
     expect(await readManagerRules(project)).toEqual(result.rules);
+  });
+});
+
+describe('the Kubernetes version helm template renders each chart for', () => {
+  const fakeHelm = () => ({ template: vi.fn(async (_p: TemplateParams) => '') });
+  const project = async () => {
+    const p = join(dir, 'p');
+    await mkdir(join(p, 'config/rbac'), { recursive: true });
+    await mkdir(join(p, 'charts/web'), { recursive: true });
+    await writeFile(join(p, 'charts/web/Chart.yaml'), 'apiVersion: v2\nname: web\nversion: 0.1.0\n');
+    await writeFile(
+      join(p, 'watches.yaml'),
+      '- {group: demo.example.com, version: v1, kind: Web, chart: charts/web}\n',
+    );
+    return p;
+  };
+  const cluster = (version: string): DiscoverKind =>
+    Object.assign(async () => undefined, { serverVersion: async () => version });
+
+  it('is the built-in default when no cluster answers and no flag is given', async () => {
+    const helm = fakeHelm();
+    await rulesForKind(
+      { group: 'g.example.com', kind: 'Web', plural: 'webs', chartDir: dir, chartLabel: 'charts/web' },
+      { helm },
+      signal(),
+    );
+    expect(helm.template.mock.calls[0]?.[0]).toMatchObject({ kubeVersion: DEFAULT_KUBE_VERSION });
+  });
+
+  it("is the cluster's version when one answers, and --kube-version when given", async () => {
+    const projectDir = await project();
+    const helm = fakeHelm();
+    await generateRbac({ projectDir }, { helm, discover: cluster('v1.31.1') }, signal());
+    expect(helm.template.mock.calls[0]?.[0]).toMatchObject({ kubeVersion: 'v1.31.1' });
+    await generateRbac({ projectDir, kubeVersion: 'v1.24.0' }, { helm, discover: cluster('v1.31.1') }, signal());
+    expect(helm.template.mock.calls[1]?.[0]).toMatchObject({ kubeVersion: 'v1.24.0' });
   });
 });
 
@@ -147,8 +184,12 @@ describe('the role files', () => {
 });
 
 describe('parseGenerateRbacArgs', () => {
-  it('takes the project directory and no arguments', () => {
+  it('takes the project directory and only --kube-version, normalised to vX.Y.Z', () => {
     expect(parseGenerateRbacArgs([], '/p')).toEqual({ projectDir: '/p' });
-    expect(() => parseGenerateRbacArgs(['--x'], '/p')).toThrow(/generate rbac takes no arguments/);
+    expect(parseGenerateRbacArgs(['--kube-version=1.29'], '/p')).toEqual({ projectDir: '/p', kubeVersion: 'v1.29.0' });
+    expect(parseGenerateRbacArgs(['--kube-version', 'v1.30.2'], '/p').kubeVersion).toBe('v1.30.2');
+    expect(() => parseGenerateRbacArgs(['--x'], '/p')).toThrow(/generate rbac takes only --kube-version/);
+    expect(() => parseGenerateRbacArgs(['--kube-version'], '/p')).toThrow(/needs an argument: --kube-version/);
+    expect(() => parseGenerateRbacArgs(['--kube-version=latest'], '/p')).toThrow(/not a Kubernetes version/);
   });
 });

@@ -1,6 +1,7 @@
 // `helm-operator generate rbac` and the RBAC part of `create api`: renders each watched chart with `helm template`
-// (default values), derives the manager ClusterRole (config/rbac/role.yaml) from it, and writes each kind's
-// admin/editor/viewer helper roles. Called by api.ts and src/cmd/main.ts. Never writes a rule it could not derive.
+// (default values, for the Kubernetes version kube-version.ts picks), derives the manager ClusterRole
+// (config/rbac/role.yaml) from it, and writes each kind's admin/editor/viewer helper roles. Called by api.ts and
+// src/cmd/tools.ts. Never writes a rule it could not derive.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { loadWatches } from '../config/watches.js';
@@ -10,6 +11,14 @@ import { HelmCommandError } from '../helm/errors.js';
 import { ScaffoldError } from './api-errors.js';
 import { PATHS } from './init.js';
 import { pluralize } from './kinds.js';
+import {
+  chartRenderError,
+  DEFAULT_KUBE_VERSION,
+  parseKubeVersionFlag,
+  type RenderVersion,
+  renderVersion,
+  resolveRenderVersion,
+} from './kube-version.js';
 import {
   baseRules,
   chartRules,
@@ -37,6 +46,8 @@ export interface KindRbacInput {
   readonly chartDir: string;
   /** The chart as shown to the user, e.g. `charts/nginx`. */
   readonly chartLabel: string;
+  /** What `helm template --kube-version` gets. @default DEFAULT_KUBE_VERSION */
+  readonly kubeVersion?: RenderVersion | undefined;
 }
 
 export interface RulesResult {
@@ -48,6 +59,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** The rules one watched kind needs: its CRs plus everything its chart renders with default values. */
 export async function rulesForKind(input: KindRbacInput, deps: RbacDeps, signal: AbortSignal): Promise<RulesResult> {
+  const kube = input.kubeVersion ?? renderVersion();
   let manifest: string;
   try {
     manifest = await deps.helm.template({
@@ -55,21 +67,12 @@ export async function rulesForKind(input: KindRbacInput, deps: RbacDeps, signal:
       release: 'release-name',
       namespace: 'default',
       includeCrds: true,
+      kubeVersion: kube.version,
       signal,
     });
   } catch (err) {
     if (!(err instanceof HelmCommandError) || err.canceled) throw err;
-    const said = err.stderr
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .slice(-5)
-      .join(' ');
-    throw new ScaffoldError(
-      `cannot render ${input.chartLabel} with its default values (helm template: ${said}): the RBAC rules are derived ` +
-        'from that rendering; give the chart default values that render (values.yaml), then run again',
-      'SCAFFOLD_CHART_RENDER',
-      { cause: err },
-    );
+    throw chartRenderError(input.chartLabel, err, kube);
   }
   const chart = await chartRules({ chart: input.chartLabel, manifest, discover: deps.discover }, signal);
   const rendered = new Set(chart.kinds.map((k) => k.slice(k.lastIndexOf(' ') + 1)));
@@ -109,16 +112,24 @@ export interface GenerateRbacResult {
   readonly warnings: string[];
 }
 
+export interface GenerateRbacOptions {
+  readonly projectDir: string;
+  /** `--kube-version`, normalised: charts are rendered for it instead of the cluster's or the default version. */
+  readonly kubeVersion?: string | undefined;
+}
+
 /**
  * Regenerates config/rbac/role.yaml from every watches.yaml entry (the base rules, each kind's CR rules and its
  * chart's rules, unioned): the command to re-run after a chart changes. The file's metadata and header are kept.
  */
 export async function generateRbac(
-  projectDir: string,
+  opts: GenerateRbacOptions,
   deps: RbacDeps,
   signal: AbortSignal,
 ): Promise<GenerateRbacResult> {
+  const { projectDir } = opts;
   const { watches } = loadWatches(join(projectDir, PATHS.watches), { env: {}, cwd: projectDir });
+  const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
   const rules: PolicyRule[] = baseRules();
   const warnings: string[] = [];
   for (const w of watches) {
@@ -126,7 +137,7 @@ export async function generateRbac(
     const plural = (await crdPlural(projectDir, w.group, w.kind)) ?? pluralize(w.kind);
     const chartLabel = relative(projectDir, w.chart) || w.chart;
     const got = await rulesForKind(
-      { group: w.group, kind: w.kind, plural, chartDir: w.chart, chartLabel },
+      { group: w.group, kind: w.kind, plural, chartDir: w.chart, chartLabel, kubeVersion },
       deps,
       signal,
     );
@@ -153,22 +164,33 @@ async function crdPlural(projectDir: string, group: string, kind: string): Promi
   return undefined;
 }
 
-export const GENERATE_RBAC_USAGE = `Usage: helm-operator generate rbac
+export const GENERATE_RBAC_USAGE = `Usage: helm-operator generate rbac [--kube-version=X.Y.Z]
 
 Regenerates config/rbac/role.yaml (the manager ClusterRole) from every entry of watches.yaml: the operator's own
 rules, each kind's CR rules, and exact verbs on every kind its chart renders with default values ("helm template").
 Run it in the project directory after changing a chart. Kinds that are neither standard Kubernetes kinds nor defined
 by the chart's CRDs are looked up in the cluster when one is reachable, and are an error otherwise.
+
+Flags:
+  --kube-version string   the Kubernetes version charts are rendered for (default: the cluster's when one answers,
+                          else ${DEFAULT_KUBE_VERSION})
 `;
 
-/** `generate rbac` takes no flags; `cwd` is the project directory. */
-export function parseGenerateRbacArgs(argv: readonly string[], cwd: string): { readonly projectDir: string } {
-  const [first] = argv;
-  if (first !== undefined) {
-    throw new ScaffoldError(
-      `unexpected argument ${JSON.stringify(first)}: generate rbac takes no arguments; run it in the project directory`,
-      'SCAFFOLD_BAD_ARGS',
-    );
+/** `generate rbac` takes only `--kube-version`; `cwd` is the project directory. */
+export function parseGenerateRbacArgs(argv: readonly string[], cwd: string): GenerateRbacOptions {
+  let kubeVersion: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const m = /^--kube-version(?:=(.*))?$/s.exec(arg);
+    if (m === null) {
+      throw new ScaffoldError(
+        `unexpected argument ${JSON.stringify(arg)}: generate rbac takes only --kube-version; run it in the project directory`,
+        'SCAFFOLD_BAD_ARGS',
+      );
+    }
+    const value = m[1] ?? argv[++i];
+    if (value === undefined) throw new ScaffoldError('flag needs an argument: --kube-version', 'SCAFFOLD_BAD_ARGS');
+    kubeVersion = parseKubeVersionFlag(value);
   }
-  return { projectDir: cwd };
+  return { projectDir: cwd, ...(kubeVersion === undefined ? {} : { kubeVersion }) };
 }

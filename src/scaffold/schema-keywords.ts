@@ -1,6 +1,6 @@
 // The JSON Schema vocabulary the values.schema.json converter needs: which keywords Kubernetes structural schemas
-// keep, allow inside combinators or cannot express, plus JSON-pointer resolution and the check for values.yaml keys
-// a schema would prune. Used by values-schema.ts and crd.ts; pure data and functions.
+// keep, allow inside combinators or cannot express, plus JSON-pointer resolution. Used by values-schema.ts and
+// sample-check.ts; pure data and functions.
 
 /** A schema node: JSON Schema on the way in, a Kubernetes JSONSchemaProps on the way out. */
 export type SchemaProps = Record<string, unknown>;
@@ -99,15 +99,4 @@ export function resolvePointer(root: unknown, ref: string): unknown {
     else return undefined;
   }
   return node;
-}
-
-/** values.yaml keys the schema would prune from a CR (not declared, and their object does not keep unknown keys). */
-export function prunedPaths(values: unknown, schema: SchemaProps, path = 'spec'): string[] {
-  if (!isRecord(values) || schema[PRESERVE] === true || schema.type !== 'object') return [];
-  const props = isRecord(schema.properties) ? schema.properties : {};
-  const extra = isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined;
-  return Object.entries(values).flatMap(([k, v]) => {
-    const sub = isRecord(props[k]) ? props[k] : extra;
-    return sub === undefined ? [`${path}.${k}`] : prunedPaths(v, sub, `${path}.${k}`);
-  });
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { prunedPaths, resolvePointer, structuralSchema } from './values-schema.js';
+import { resolvePointer, structuralSchema } from './values-schema.js';
 
-const PRESERVE = { 'x-kubernetes-preserve-unknown-fields': true };
+const PRESERVE_KEY = 'x-kubernetes-preserve-unknown-fields';
+const PRESERVE = { [PRESERVE_KEY]: true };
 const convert = (schema: unknown, defaults: unknown = {}) => structuralSchema(schema, defaults);
 
 describe('when values.schema.json describes typed properties', () => {
@@ -73,44 +74,6 @@ describe('when values.schema.json describes typed properties', () => {
   });
 });
 
-describe('when an object leaves its keys open', () => {
-  it('preserves unknown fields for additionalProperties: true and for objects without properties', () => {
-    const { schema } = convert({
-      type: 'object',
-      properties: {
-        labels: { type: 'object' },
-        extra: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true },
-        strict: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false },
-      },
-    });
-    const props = schema.properties as Record<string, unknown>;
-    expect(props.labels).toEqual({ type: 'object', ...PRESERVE });
-    expect(props.extra).toEqual({ type: 'object', properties: { a: { type: 'string' } }, ...PRESERVE });
-    expect(props.strict).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
-  });
-
-  it('maps an additionalProperties schema to additionalProperties', () => {
-    const { schema } = convert({
-      type: 'object',
-      properties: { annotations: { type: 'object', additionalProperties: { type: 'string' } } },
-    });
-    expect((schema.properties as Record<string, unknown>).annotations).toEqual({
-      type: 'object',
-      additionalProperties: { type: 'string' },
-    });
-  });
-
-  it('cannot combine properties with an additionalProperties schema: preserves and warns', () => {
-    const { schema, warnings } = convert({
-      type: 'object',
-      properties: { a: { type: 'string' } },
-      additionalProperties: { type: 'integer' },
-    });
-    expect(schema).toEqual({ type: 'object', properties: { a: { type: 'string' } }, ...PRESERVE });
-    expect(warnings).toEqual([expect.stringMatching(/^spec: properties together with an additionalProperties schema/)]);
-  });
-});
-
 describe('when types are unions or missing', () => {
   it('turns [x, "null"] into x + nullable and integer|string into int-or-string', () => {
     const { schema } = convert({
@@ -138,8 +101,9 @@ describe('when types are unions or missing', () => {
       type: 'object',
       properties: {
         anything: { description: 'd', ...PRESERVE },
-        nested: { type: 'object', properties: { x: { type: 'boolean' } } },
+        nested: { type: 'object', properties: { x: { type: 'boolean' } }, ...PRESERVE },
       },
+      ...PRESERVE,
     });
   });
 
@@ -189,6 +153,7 @@ describe('when the schema uses $ref and allOf', () => {
         type: 'object',
         properties: { name: { type: 'string' }, email: { type: 'string' } },
         required: ['name'],
+        ...PRESERVE,
       },
     });
   });
@@ -199,7 +164,7 @@ describe('when the schema uses $ref and allOf', () => {
       definitions: { node: { type: 'object', properties: { child: { $ref: '#/definitions/node' } } } },
       properties: { tree: { $ref: '#/definitions/node' } },
     });
-    expect(schema.properties).toEqual({ tree: { type: 'object', properties: { child: PRESERVE } } });
+    expect(schema.properties).toEqual({ tree: { type: 'object', properties: { child: PRESERVE }, ...PRESERVE } });
     expect(warnings).toEqual([expect.stringMatching(/^spec\.tree\.child: \$ref #\/definitions\/node is recursive/)]);
   });
 
@@ -226,7 +191,7 @@ describe('what Kubernetes forbids', () => {
     expect(schema.properties).toEqual({
       list: { type: 'array', items: { type: 'string' } },
       when: { type: 'string' },
-      obj: { type: 'object', properties: { a: { type: 'string' } } },
+      obj: { type: 'object', properties: { a: { type: 'string' } }, ...PRESERVE },
       tier: { type: 'string', enum: ['a'] },
       tuple: { type: 'array', items: PRESERVE },
       noItems: { type: 'array', items: PRESERVE },
@@ -250,18 +215,5 @@ describe('resolvePointer', () => {
     expect(resolvePointer(doc, '#')).toBe(doc);
     expect(resolvePointer(doc, 'other.json#/definitions')).toBeUndefined();
     expect(resolvePointer(doc, '#/missing')).toBeUndefined();
-  });
-});
-
-describe('prunedPaths', () => {
-  it('lists values.yaml keys the schema does not declare where unknown keys are pruned', () => {
-    const { schema } = convert({
-      type: 'object',
-      properties: { image: { type: 'object', properties: { tag: { type: 'string' } } }, labels: { type: 'object' } },
-    });
-    expect(prunedPaths({ image: { tag: 'x', digest: 'y' }, labels: { a: 'b' }, extra: 1 }, schema)).toEqual([
-      'spec.image.digest',
-      'spec.extra',
-    ]);
   });
 });

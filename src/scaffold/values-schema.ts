@@ -1,7 +1,8 @@
 // Converts a chart's values.schema.json (JSON Schema draft 4 to 2020-12) into a Kubernetes structural schema for the
 // CRD's `spec`, so the API server validates CRs as helm would validate values. Called by crd.ts. Pure; whatever
 // cannot be expressed structurally becomes `x-kubernetes-preserve-unknown-fields` on that node plus a warning, never
-// an invalid CRD. Defaults of values.yaml satisfy `required` (helm validates values merged over values.yaml).
+// an invalid CRD; objects keep undeclared keys unless `additionalProperties: false`. Defaults of values.yaml satisfy
+// `required` (helm validates values merged over values.yaml).
 import {
   ANNOTATIONS,
   constToEnum,
@@ -17,7 +18,7 @@ import {
   VALUE_ONLY,
 } from './schema-keywords.js';
 
-export { prunedPaths, resolvePointer, type SchemaProps } from './schema-keywords.js';
+export { resolvePointer, type SchemaProps } from './schema-keywords.js';
 
 export interface SchemaConversion {
   readonly schema: SchemaProps;
@@ -54,7 +55,7 @@ class Converter {
   }
 
   convert(node: unknown, path: string, defaults: unknown, refs: readonly string[]): SchemaProps {
-    if (node === true || (isRecord(node) && Object.keys(node).every((k) => ANNOTATIONS.has(k)))) {
+    if (node === true || (isRecord(node) && isAnnotationsOnly(node))) {
       return this.open(isRecord(node) ? node : {}, path);
     }
     if (!isRecord(node)) return this.open({}, path, 'the schema is `false` or not an object');
@@ -255,17 +256,28 @@ class Converter {
       const needed = required.filter((r) => given[r] === undefined || given[r] === null);
       if (needed.length > 0) out.required = needed;
     }
+    // JSON Schema accepts keys it does not declare unless additionalProperties is false: so must the CRD, or the API
+    // server prunes (or, with strict field validation, rejects) values the chart accepts.
     const extra = node.additionalProperties;
-    if (node.patternProperties !== undefined || extra === true || (extra === undefined && props === undefined)) {
+    const anyKey = extra === undefined || extra === true || (isRecord(extra) && isAnnotationsOnly(extra));
+    if (extra === false) {
+      // Keys matching patternProperties stay allowed; structurally that can only be "any key" (dropped keyword warned).
+      if (node.patternProperties !== undefined) out[PRESERVE] = true;
+    } else if (anyKey || node.patternProperties !== undefined) {
       out[PRESERVE] = true;
-    } else if (extra !== undefined && extra !== false) {
-      if (props === undefined) out.additionalProperties = this.convert(extra, `${path}.*`, undefined, refs);
-      else {
-        this.warnings.push(
-          `${path}: properties together with an additionalProperties schema cannot be expressed; other keys accept any value`,
-        );
-        out[PRESERVE] = true;
-      }
+    } else if (props === undefined) {
+      out.additionalProperties = this.convert(extra, `${path}.*`, undefined, refs);
+    } else {
+      // A structural schema cannot hold both: keep the declared properties typed and let other keys through unchecked.
+      this.warnings.push(
+        `${path}: properties together with an additionalProperties schema cannot be expressed; other keys accept any value`,
+      );
+      out[PRESERVE] = true;
     }
   }
+}
+
+/** `{}` or a schema holding only annotations (title, description…): accepts any value, like `true`. */
+function isAnnotationsOnly(node: SchemaProps): boolean {
+  return Object.keys(node).every((k) => ANNOTATIONS.has(k));
 }

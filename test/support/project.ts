@@ -14,6 +14,8 @@ export interface Project {
   readonly dir: string;
   /** Runs the CLI in the project dir; throws with its output when it fails. */
   cli(...args: string[]): string;
+  /** cli with these environment variables changed (e.g. a KUBECONFIG that reaches no cluster). */
+  cliWithEnv(extra: Readonly<Record<string, string>>, ...args: string[]): string;
   /** The project's watches.yaml with every chart path made absolute. */
   watches(): string;
   /** `kubectl <args>` against the test cluster. */
@@ -31,14 +33,21 @@ export function newProject(prefix: string): Project {
     HELM_BINARY: helm,
     PATH: `${join(helm, '..')}:${process.env.PATH}`,
   };
+  const run = (runEnv: NodeJS.ProcessEnv, args: string[]) => {
+    const r = spawnSync(process.execPath, [MAIN, ...args], {
+      cwd: dir,
+      env: runEnv,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const out = `${r.stdout}${r.stderr}`;
+    if (r.status !== 0) throw new Error(`helm-operator ${args.join(' ')} exited ${r.status}:\n${out}`);
+    return out;
+  };
   return {
     dir,
-    cli(...args) {
-      const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
-      const out = `${r.stdout}${r.stderr}`;
-      if (r.status !== 0) throw new Error(`helm-operator ${args.join(' ')} exited ${r.status}:\n${out}`);
-      return out;
-    },
+    cli: (...args) => run(env, args),
+    cliWithEnv: (extra, ...args) => run({ ...env, ...extra }, args),
     watches() {
       const text = readFileSync(join(dir, 'watches.yaml'), 'utf8');
       return text.replace(

@@ -5,8 +5,12 @@ import { stringify } from '../../config/yaml.js';
 import type { FileSet } from '../files.js';
 import { PATHS, type ScaffoldContext } from './context.js';
 
-/** The PROJECT file's `layout`: tells `create api` (and people) which scaffolder made the project. */
-export const LAYOUT = 'helm-operator-ts/v1';
+/** The PROJECT file's `layout`, as operator-sdk writes it for `init --plugins helm` (tools that read PROJECT expect it). */
+export const LAYOUT = 'helm.sdk.operatorframework.io/v1';
+/** The `layout` that projects made by earlier versions of this tool have; still accepted by `create api`. */
+export const LEGACY_LAYOUT = 'helm-operator-ts/v1';
+/** PROJECT's own field saying that this tool (not operator-sdk) made the project: its charts are in charts/. */
+export const SCAFFOLDER = 'helm-operator-ts';
 
 /** The marker `create api` inserts new watches.yaml entries above (as operator-sdk's scaffold). */
 export const WATCH_MARKER = '# +kubebuilder:scaffold:watch';
@@ -28,8 +32,12 @@ function projectFile({ domain, projectName }: ScaffoldContext): string {
     '# This file is used to track the info used to scaffold your project',
     '# and allow the plugins properly work.',
   ];
-  // stringify quotes what YAML would read as a non-string (a project named "123" or "true").
-  const body = stringify({ domain, layout: LAYOUT, projectName, resources: [] });
+  // stringify quotes what YAML would read as a non-string (a project named "123" or "true"). kubebuilder's config
+  // version 3, as operator-sdk writes it: `layout` is a list (the plugin chain), `version` is the string "3".
+  const body = stringify(
+    { domain, layout: [LAYOUT], projectName, resources: [], scaffolder: SCAFFOLDER, version: '3' },
+    { indentSeq: false },
+  );
   return `${header.join('\n')}\n${body}`;
 }
 
