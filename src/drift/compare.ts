@@ -1,8 +1,10 @@
 // Decides whether a live Kubernetes object still carries everything the Helm chart rendered for it, and where not.
 // Called by the drift repairer before it re-applies the desired object with a server-side apply.
-// A subset check in SSA's spirit: it must never report fields others added (labels, env vars, list elements) as
-// drift, and it never does I/O. Quantities and Secret stringData are compared as the API server stores them.
+// A subset check in SSA's spirit: it must never report fields others added (labels, env vars, list elements) or
+// values the server leaves out (null, zero values, empty maps and lists: see zero.ts) as drift, and it never does
+// I/O. Quantities and Secret stringData are compared as the API server stores them.
 import { sameQuantity } from './quantity.js';
+import { coveredAsAbsent, isUnset, type Trail } from './zero.js';
 
 /** One place where the live object does not carry the desired value. */
 export interface DriftDiff {
@@ -46,8 +48,6 @@ const SIMPLE_KEY = /^[A-Za-z_][\w-]*$/;
 const SIMPLE_ID = /^[\w./:-]+$/;
 
 type Obj = Record<string, unknown>;
-/** The keys and list indices leading to a value; list elements are their index in the desired list. */
-type Trail = readonly (string | number)[];
 
 class Diffs {
   readonly list: DriftDiff[] = [];
@@ -100,10 +100,8 @@ export function driftOf(desired: Record<string, unknown>, live: Record<string, u
 }
 
 function walk(want: unknown, got: unknown, trail: Trail, path: string, out: Diffs): void {
-  if (out.full) return;
-  if (want === null || want === undefined) {
-    if (got !== null && got !== undefined) out.add(path, null, got); // desired "unset"
-  } else if (Array.isArray(want)) {
+  if (out.full || coveredAsAbsent(want, got, trail)) return;
+  if (Array.isArray(want)) {
     walkList(want, got, trail, path, out);
   } else if (isObj(want)) {
     walkMap(want, got, trail, path, out);
@@ -114,8 +112,7 @@ function walk(want: unknown, got: unknown, trail: Trail, path: string, out: Diff
 
 function walkMap(want: Obj, got: unknown, trail: Trail, path: string, out: Diffs): void {
   const entries = Object.entries(want);
-  if (entries.length === 0) return; // the server often drops empty maps
-  if (got !== null && got !== undefined && !isObj(got)) {
+  if (!isUnset(got) && !isObj(got)) {
     out.add(path, want, got);
     return;
   }
@@ -124,8 +121,7 @@ function walkMap(want: Obj, got: unknown, trail: Trail, path: string, out: Diffs
 }
 
 function walkList(want: unknown[], got: unknown, trail: Trail, path: string, out: Diffs): void {
-  if (want.length === 0) return; // the server often drops empty lists
-  if (got !== null && got !== undefined && !Array.isArray(got)) {
+  if (!isUnset(got) && !Array.isArray(got)) {
     out.add(path, want, got);
     return;
   }
@@ -197,7 +193,7 @@ function secretDrift(desired: Obj, live: Obj, out: Diffs): void {
   const stringData: Obj = isObj(desired.stringData) ? desired.stringData : {};
   if (isObj(desired.data)) {
     for (const [key, want] of Object.entries(desired.data)) {
-      if (stringData[key] !== undefined && stringData[key] !== null) continue;
+      if (!isUnset(stringData[key])) continue;
       const bytes = typeof want === 'string' ? Buffer.from(want, 'base64') : want;
       secretValue(keyPath('data', key), bytes, gotData[key], out);
     }
@@ -205,16 +201,15 @@ function secretDrift(desired: Obj, live: Obj, out: Diffs): void {
     walk(desired.data, live.data, ['data'], 'data', out);
   }
   for (const [key, want] of Object.entries(stringData)) {
-    const bytes = want === null || want === undefined ? want : Buffer.from(String(want), 'utf8');
+    const bytes = isUnset(want) ? want : Buffer.from(String(want), 'utf8');
     secretValue(keyPath('stringData', key), bytes, gotData[key], out);
   }
 }
 
 function secretValue(path: string, want: unknown, got: unknown, out: Diffs): void {
-  const shownGot = got === undefined || got === null ? got : REDACTED;
-  if (want === null || want === undefined) {
-    if (shownGot !== undefined && shownGot !== null) out.add(path, null, shownGot);
-  } else if (!(want instanceof Buffer) || typeof got !== 'string' || !Buffer.from(got, 'base64').equals(want)) {
+  if (isUnset(want)) return; // null is "no opinion" in an apply, as everywhere else
+  const shownGot = isUnset(got) ? got : REDACTED;
+  if (!(want instanceof Buffer) || typeof got !== 'string' || !Buffer.from(got, 'base64').equals(want)) {
     out.add(path, REDACTED, shownGot);
   }
 }

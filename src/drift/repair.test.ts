@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { fakeKube } from '../../test/fakes/drift-kube.js';
 import { silentLogger } from '../core/logger.js';
-import { NotFoundError } from '../kube/errors.js';
-import type { ApiResource, GroupVersionKind, KubeObject, PatchOptions, PatchType } from '../kube/types.js';
+import type { ApiResource, KubeObject } from '../kube/types.js';
 import { DRIFT_FIELD_MANAGER, type DriftCorrection, DriftRepairer, describeCorrection } from './repair.js';
-
-const RESOURCES: Record<string, ApiResource> = {
-  '/v1/ConfigMap': { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
-  'apps/v1/Deployment': { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true },
-  'rbac.authorization.k8s.io/v1/ClusterRole': {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    kind: 'ClusterRole',
-    plural: 'clusterroles',
-    namespaced: false,
-  },
-};
 
 const MANIFEST = `---
 # Source: web/templates/configmap.yaml
@@ -73,69 +61,6 @@ function inSync({ mode = 'fast', replicas = 2 }: { mode?: string; replicas?: num
       rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
     },
   ];
-}
-
-interface PatchCall {
-  res: ApiResource;
-  namespace: string;
-  name: string;
-  body: Record<string, unknown>;
-  type: PatchType;
-  options: PatchOptions;
-}
-
-const keyOf = (plural: string, namespace: string, name: string) => `${plural}/${namespace}/${name}`;
-
-/** A kube client holding `objects`; GETs and PATCHes are recorded, `failPatch` names objects whose PATCH fails. */
-function fakeKube(objects: KubeObject[], failPatch: Record<string, Error> = {}) {
-  const store = new Map<string, KubeObject>();
-  const resourceOf = (apiVersion: string, kind: string): ApiResource => {
-    const slash = apiVersion.lastIndexOf('/');
-    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
-    const version = apiVersion.slice(slash + 1);
-    const res = RESOURCES[`${group}/${version}/${kind}`];
-    if (!res) throw new Error(`no resource for ${apiVersion} ${kind}`);
-    return res;
-  };
-  for (const o of objects) {
-    const res = resourceOf(o.apiVersion, o.kind);
-    store.set(keyOf(res.plural, o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
-  }
-  const gets: string[] = [];
-  const discovered: string[] = [];
-  const patches: PatchCall[] = [];
-  const kube = {
-    async discover(gvk: GroupVersionKind, { signal }: { signal: AbortSignal }): Promise<ApiResource> {
-      signal.throwIfAborted();
-      discovered.push(`${gvk.group}/${gvk.version}/${gvk.kind}`);
-      const res = RESOURCES[`${gvk.group}/${gvk.version}/${gvk.kind}`];
-      if (!res) throw new NotFoundError({ status: 404, serverMessage: `no kind ${gvk.kind} in ${gvk.group}` });
-      return res;
-    },
-    async get(res: ApiResource, namespace: string, name: string, { signal }: { signal: AbortSignal }) {
-      signal.throwIfAborted();
-      const key = keyOf(res.plural, namespace, name);
-      gets.push(key);
-      const obj = store.get(key);
-      if (!obj) throw new NotFoundError({ status: 404, operation: `GET ${key}` });
-      return structuredClone(obj);
-    },
-    async patch(
-      res: ApiResource,
-      namespace: string,
-      name: string,
-      body: unknown,
-      type: PatchType,
-      options: PatchOptions,
-    ): Promise<KubeObject> {
-      options.signal.throwIfAborted();
-      patches.push({ res, namespace, name, body: body as Record<string, unknown>, type, options });
-      const failure = failPatch[name];
-      if (failure) throw failure;
-      return body as KubeObject;
-    },
-  };
-  return { kube, gets, patches, discovered, store };
 }
 
 const signal = () => new AbortController().signal;

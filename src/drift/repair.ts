@@ -1,13 +1,16 @@
 // Drift repair without helm: re-asserts every object of a release's deployed manifest through the API. A missing
-// object is recreated and a drifted one gets the chart's fields back by server-side apply with a dedicated field
-// manager (fields others added are kept). Called by the reconciler on reconciles that need no helm action.
-// Never spawns helm, never deletes, and never puts object contents (values) in events, logs or errors.
+// object is recreated and a drifted one (suspected by compare.ts, confirmed by a server-side apply dry run) gets the
+// chart's fields back by server-side apply with a dedicated field manager (fields others added are kept). Called by
+// the reconciler on reconciles that need no helm action. Never spawns helm, never deletes, and never puts object
+// contents (values) in events, logs or errors.
 import type { Logger } from '../core/logger.js';
 import { manifestObjects } from '../helm/manifest.js';
 import { NotFoundError } from '../kube/errors.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import { driftOf } from './compare.js';
+import { type DriftDiff, driftOf } from './compare.js';
+import { DriftConfirmer } from './confirm.js';
+import { withoutNulls } from './zero.js';
 
 /** The field manager of drift-repair applies, visible in each repaired object's managedFields. */
 export const DRIFT_FIELD_MANAGER = 'helm-operator-drift';
@@ -49,6 +52,8 @@ export class DriftRepairer {
   readonly #o: DriftRepairOptions;
   /** Desired objects per manifest text (a release's manifest never changes in place), bounded. */
   readonly #parsed = new Map<string, Record<string, unknown>[]>();
+  /** Which object versions a dry run found in sync, so that an idle reconcile does not ask again. */
+  readonly #confirmer = new DriftConfirmer();
 
   constructor(options: DriftRepairOptions) {
     this.#o = options;
@@ -92,23 +97,41 @@ export class DriftRepairer {
     const namespace = where.namespace;
     const fromCache = this.#o.cached?.(res, namespace, name);
     let live = fromCache === undefined ? await fetchLive(this.#o, res, namespace, name, signal) : fromCache;
-    let diffs = live ? driftOf(obj, asRecord(live), 5) : [];
+    let diffs = this.#suspected(obj, live);
     if (fromCache !== undefined && (!live || diffs.length > 0)) {
       // A cache may trail the server by a moment (e.g. just after helm wrote): confirm before acting.
       live = await fetchLive(this.#o, res, namespace, name, signal);
-      diffs = live ? driftOf(obj, asRecord(live), 5) : [];
+      diffs = this.#suspected(obj, live);
     }
     if (live?.metadata.deletionTimestamp) return undefined; // being deleted: its DELETE event comes next
     if (live && diffs.length === 0) return undefined;
-    const body = { ...obj, metadata: { ...(obj.metadata as object), ...(namespace ? { namespace } : {}) } };
-    const applied = await this.#o.kube.patch(res, namespace, name, body, 'apply', {
-      signal,
-      fieldManager: DRIFT_FIELD_MANAGER,
-      force: true,
+    // Without nulls: a rendered null is "no opinion" here as in the comparison, while SSA would clear the field.
+    const body = withoutNulls({
+      ...obj,
+      metadata: { ...(obj.metadata as object), ...(namespace ? { namespace } : {}) },
     });
+    const apply = (dryRun: boolean, s: AbortSignal) =>
+      this.#o.kube.patch(res, namespace, name, body, 'apply', {
+        signal: s,
+        fieldManager: DRIFT_FIELD_MANAGER,
+        force: true,
+        ...(dryRun ? { dryRun } : {}),
+      });
+    // The subset check cannot know every default and normalisation: the server says what the apply would store.
+    if (live && (await this.#confirmer.confirm(obj, live, (s) => apply(true, s), signal)) === 'clean') {
+      return undefined;
+    }
+    const applied = await apply(false, signal);
     this.#o.onApplied?.(res, applied);
     const paths = diffs.map((d) => d.path);
     return { action: live ? 'patched' : 'created', apiVersion, kind, namespace, name, paths };
+  }
+
+  /** Where `live` does not carry `desired`, unless a dry run already found this version of it in sync. */
+  #suspected(desired: Record<string, unknown>, live: KubeObject | null): DriftDiff[] {
+    if (!live) return [];
+    const diffs = driftOf(desired, asRecord(live), 5);
+    return diffs.length > 0 && this.#confirmer.knownClean(desired, live) ? [] : diffs;
   }
 
   /** The manifest's objects, parsed once per manifest text (the dependents port reads their kinds from here). */

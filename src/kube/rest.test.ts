@@ -103,6 +103,17 @@ describe('RestClient', () => {
     });
   });
 
+  it('sends dryRun=All for a dry-run apply, and no dryRun otherwise', async () => {
+    const { send, requests } = fakeSend(response(200, ['{}']), response(200, ['{}']));
+    const options = { signal, fieldManager: 'op', force: true };
+    await client(send).patch(configMaps, 'ns', 'a', {}, 'apply', { ...options, dryRun: true });
+    await client(send).patch(configMaps, 'ns', 'a', {}, 'apply', { ...options, dryRun: false });
+    expect(requests.map((r) => r.path)).toEqual([
+      '/api/v1/namespaces/ns/configmaps/a?fieldManager=op&dryRun=All&force=true',
+      '/api/v1/namespaces/ns/configmaps/a?fieldManager=op&force=true',
+    ]);
+  });
+
   it('wraps connection failures in a KubeTransportError that keeps the cause', async () => {
     const cause = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const err = await client(fakeSend(cause).send)
