@@ -4,6 +4,7 @@
 import { parseDuration } from '../config/duration.js';
 import { ConfigError } from '../core/errors.js';
 import type { LogLevel } from '../observability/logger.js';
+import { STATUS_MANIFEST_MODES, type StatusManifestMode } from '../reconciler/status-manifest.js';
 
 export interface RunOptions {
   readonly watchesFile: string;
@@ -24,6 +25,8 @@ export interface RunOptions {
   readonly leaderElectionNamespace: string;
   readonly helmBinary: string;
   readonly suppressOverrideValues: boolean;
+  /** What status.deployedRelease.manifest holds: full, redacted (Secret values as digests) or none. */
+  readonly statusManifest: StatusManifestMode;
   readonly logLevel: LogLevel;
   readonly logEncoder: 'json' | 'console';
   /** Flags accepted for compatibility whose behaviour arrives later; the CLI warns when they are set. */
@@ -55,6 +58,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'zap-stacktrace-level': { kind: 'string' },
   'zap-time-encoding': { kind: 'string' },
   'suppress-override-values': { kind: 'bool' },
+  'status-manifest': { kind: 'string' },
   'enable-http2': { kind: 'bool', notYet: true },
   'metrics-secure': { kind: 'bool' },
   'metrics-require-rbac': { kind: 'bool' },
@@ -140,6 +144,7 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     leaderElectionNamespace: str('leader-election-namespace', ''),
     helmBinary: str('helm-binary', ctx.env.HELM_BINARY || 'helm'),
     suppressOverrideValues: bool('suppress-override-values'),
+    statusManifest: statusManifest(str('status-manifest', 'redacted')),
     logLevel: logLevel(str('zap-log-level', devel ? 'debug' : 'info')),
     logEncoder: encoder,
     notYet: [...seen.keys()].filter((n) => FLAGS[n]?.notYet).map((n) => `--${n}`),
@@ -148,6 +153,14 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
 
 function exclusive(seen: ReadonlyMap<string, unknown>, old: string, current: string): void {
   if (seen.has(old) && seen.has(current)) throw new ConfigError(`only one of --${old} and --${current} may be set`);
+}
+
+function statusManifest(raw: string): StatusManifestMode {
+  const mode = STATUS_MANIFEST_MODES.find((m) => m === raw);
+  if (mode === undefined) {
+    throw new ConfigError(`--status-manifest: ${JSON.stringify(raw)} must be full, redacted or none`);
+  }
+  return mode;
 }
 
 /** zap levels: debug, info, error, or an integer verbosity N > 0 (more detail: debug). */
@@ -170,6 +183,9 @@ Flags (operator-sdk helm-operator names and defaults):
   --zap-log-level level              debug, info, error, or an integer verbosity (default info)
   --zap-stacktrace-level, --zap-time-encoding   accepted for compatibility; ignored
   --suppress-override-values         show overridden values as **** in OverrideValuesInUse events
+  --status-manifest mode             what status.deployedRelease.manifest holds: full (the manifest), redacted
+                                     (Secret values as sha256 digests) or none; a marker above 256 KiB
+                                     (default redacted)
   --metrics-bind-address string      where GET /metrics is served, "0" disables (default ":8080");
                                      --metrics-addr is its older name
   --metrics-secure                   serve /metrics over HTTPS (a self-signed certificate unless

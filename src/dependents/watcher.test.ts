@@ -82,4 +82,24 @@ describe('DependentWatcher', () => {
     await flush();
     expect(triggers.map((t) => t.event)).toEqual(['add']);
   });
+
+  it("ignores an object whose annotations name a CR in a namespace it does not watch (another operator's)", async () => {
+    const { watch, triggers } = await setup();
+    const annotated = (owner: string): KubeObject =>
+      configMap(`for-${owner}`, '8', {
+        metadata: {
+          name: `for-${owner.replace('/', '-')}`,
+          namespace: 'default',
+          resourceVersion: '8',
+          annotations: {
+            'operator-sdk/primary-resource': owner,
+            'operator-sdk/primary-resource-type': 'Shop.demo.example.com',
+          },
+        },
+      });
+    watch.added(annotated('elsewhere/shop'));
+    watch.added(annotated('default/shop2'));
+    await flush();
+    expect(triggers.map((t) => t.key)).toEqual(['default/shop', 'default/shop2']);
+  });
 });

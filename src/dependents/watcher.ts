@@ -96,6 +96,13 @@ export class DependentWatcher {
     return n;
   }
 
+  /** Whether the owner ("namespace/name", or "name" when cluster-scoped) is in a namespace this operator watches. */
+  #watchesOwner(key: string): boolean {
+    const namespaces = this.#o.namespaces;
+    if (namespaces.includes('') || !key.includes('/')) return true;
+    return namespaces.includes(key.slice(0, key.indexOf('/')));
+  }
+
   #start(res: ApiResource, namespace: string, signal: AbortSignal): Informer {
     const log = this.#o.logger;
     const informer = new Informer({
@@ -113,7 +120,8 @@ export class DependentWatcher {
     const id = resourceId(res);
     const emit = (event: DependentTrigger['event'], obj: KubeObject) => {
       const owner = ownerOf(obj);
-      if (!owner) return;
+      // A cluster-scoped object may name a CR in a namespace this operator does not watch: another operator's.
+      if (!owner || !this.#watchesOwner(owner.key)) return;
       const key = echoKey(id, obj);
       const echo = this.#echoes.get(key);
       if (echo !== undefined) {

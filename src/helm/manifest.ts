@@ -1,5 +1,6 @@
 // Splits a Helm release manifest (multi-document YAML with `# Source:` comments) into the identity of each object
-// it names (used by reconciler/cleanup.ts), and rewrites each object of a rendered manifest (the post-renderer).
+// it names (used by reconciler/cleanup.ts), and rewrites objects of a rendered manifest (the post-renderer; the
+// Secret redaction of reconciler/status-manifest.ts).
 // Pure and synchronous; the only module that imports js-yaml; never puts manifest text (values, data) in an error.
 import {
   boolCoreTag,
@@ -132,18 +133,49 @@ export function transformManifest(
   manifest: string,
   fn: (obj: Record<string, unknown>) => Record<string, unknown>,
 ): string {
+  return rewriteManifest(manifest, fn);
+}
+
+/**
+ * transformManifest for a few objects: a document is kept byte for byte as rendered (comments included) when
+ * `mayChange(text)` is false (it is not even parsed) or when `fn` returns each of its objects as given; the other
+ * documents are written as transformManifest writes them. Throws a ManifestParseError like transformManifest.
+ */
+export function editManifest(
+  manifest: string,
+  fn: (obj: Record<string, unknown>) => Record<string, unknown>,
+  mayChange: (text: string) => boolean,
+): string {
+  return rewriteManifest(manifest, fn, mayChange);
+}
+
+function rewriteManifest(manifest: string, fn: (obj: Mapping) => Mapping, mayChange?: (text: string) => boolean) {
   let out = '';
   for (const chunk of documentChunks(manifest)) {
+    if (mayChange && !mayChange(chunk.text)) {
+      out += chunk.text;
+      continue;
+    }
     let docs: unknown[];
     try {
       docs = loadAll(chunk.text, { schema: TRANSFORM_LOAD_SCHEMA });
     } catch (err) {
       throw parseError(err, chunk.firstLine, sourceOf(chunk.text));
     }
+    let changed = false;
+    const tracked = (obj: Mapping) => {
+      const result = fn(obj);
+      changed ||= result !== obj;
+      return result;
+    };
+    const rewritten = docs.filter((d) => d !== null && d !== undefined).map((d) => transformDocument(d, tracked));
+    if (mayChange && !changed) {
+      out += chunk.text;
+      continue;
+    }
     let comments = leadingComments(chunk.text);
-    for (const doc of docs) {
-      if (doc === null || doc === undefined) continue;
-      out += `---\n${comments}${dump(transformDocument(doc, fn), DUMP_OPTIONS)}`;
+    for (const doc of rewritten) {
+      out += `---\n${comments}${dump(doc, DUMP_OPTIONS)}`;
       comments = '';
     }
   }

@@ -1,85 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { SERVED as RESOURCES, ObjectServerFake as ServerFake } from '../../test/fakes/object-server.js';
 import { silentLogger } from '../core/logger.js';
 import { ManifestParseError } from '../helm/manifest.js';
-import { ForbiddenError, KubeApiError, NotFoundError } from '../kube/errors.js';
-import type {
-  ApiResource,
-  DeleteOptions,
-  GroupVersionKind,
-  KubeClient,
-  KubeObject,
-  RequestOptions,
-} from '../kube/types.js';
+import { ForbiddenError, KubeApiError } from '../kube/errors.js';
+import type { ApiResource } from '../kube/types.js';
 import { cleanupRelease } from './cleanup.js';
-
-const RESOURCES: ApiResource[] = [
-  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
-  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false },
-];
-
-const unused = (): Promise<never> => Promise.reject(new Error('cleanupRelease must only discover, get and delete'));
-const notFound = (what: string) => new NotFoundError({ status: 404, serverMessage: `${what} not found` });
-
-/** A tiny API server: discovery from RESOURCES, objects in memory, DELETE honouring finalizers. */
-class ServerFake implements KubeClient {
-  readonly objects = new Map<string, KubeObject>();
-  readonly discoverCalls: GroupVersionKind[] = [];
-  readonly getCalls: string[] = [];
-  readonly deleteCalls: Array<{ key: string; propagationPolicy: DeleteOptions['propagationPolicy'] }> = [];
-  readonly failures = new Map<string, Error>();
-  /** Keys of objects that something else deletes right after their next GET. */
-  readonly vanishing = new Set<string>();
-
-  add(res: ApiResource, namespace: string, name: string, metadata: KubeObject['metadata'] = {}): void {
-    const apiVersion = res.group === '' ? res.version : `${res.group}/${res.version}`;
-    const meta = { ...metadata, name, ...(res.namespaced ? { namespace } : {}) };
-    this.objects.set(key(res, namespace, name), { apiVersion, kind: res.kind, metadata: meta });
-  }
-
-  discover(gvk: GroupVersionKind): Promise<ApiResource> {
-    this.discoverCalls.push(gvk);
-    const failure = this.failures.get(`discover ${gvk.kind}`);
-    if (failure !== undefined) return Promise.reject(failure);
-    const res = RESOURCES.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
-    return res === undefined ? Promise.reject(notFound(`kind ${gvk.kind}`)) : Promise.resolve(res);
-  }
-
-  async get(res: ApiResource, namespace: string, name: string, options: RequestOptions): Promise<KubeObject> {
-    options.signal.throwIfAborted();
-    const k = key(res, namespace, name);
-    this.getCalls.push(k);
-    const failure = this.failures.get(`get ${k}`);
-    if (failure !== undefined) throw failure;
-    const obj = this.objects.get(k);
-    if (obj === undefined) throw notFound(k);
-    if (this.vanishing.delete(k)) this.objects.delete(k);
-    return obj;
-  }
-
-  async delete(res: ApiResource, namespace: string, name: string, options: DeleteOptions): Promise<void> {
-    const k = key(res, namespace, name);
-    this.deleteCalls.push({ key: k, propagationPolicy: options.propagationPolicy });
-    const failure = this.failures.get(`delete ${k}`);
-    if (failure !== undefined) throw failure;
-    const obj = this.objects.get(k);
-    if (obj === undefined) throw notFound(k);
-    if ((obj.metadata.finalizers ?? []).length === 0) this.objects.delete(k);
-    else obj.metadata.deletionTimestamp ??= '2024-01-01T00:00:00Z';
-  }
-
-  list = unused;
-  create = unused;
-  update = unused;
-  updateStatus = unused;
-  patch = unused;
-  watch = unused;
-  serverVersion = unused;
-}
-
-function key(res: ApiResource, namespace: string, name: string): string {
-  return res.namespaced ? `${res.plural}/${namespace}/${name}` : `${res.plural}/${name}`;
-}
 
 const [configMaps, serviceAccounts, clusterRoles] = RESOURCES as [ApiResource, ApiResource, ApiResource];
 

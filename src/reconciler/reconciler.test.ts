@@ -14,8 +14,9 @@ import type { CrAccess, CustomResource, HelmAppStatus, StoredRelease } from './t
 const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 
 /** An in-memory cluster: one CR, Helm's release history, and a log of every write in order. */
-function world(spec: unknown = { replicaCount: 2 }) {
+function world(spec: unknown = { replicaCount: 2 }, manifestOf = (version: number) => `manifest v${version}`) {
   const events: string[] = [];
+  const orphanCalls: string[] = [];
   let cr: CustomResource | undefined = {
     apiVersion: 'demo.example.com/v1alpha1',
     kind: 'Nginx',
@@ -58,7 +59,7 @@ function world(spec: unknown = { replicaCount: 2 }) {
       info: { status: 'deployed', notes: 'NOTES for web' },
       chart: { name: 'nginx', version: '0.1.0' },
       config: {},
-      manifest: `manifest v${version}`,
+      manifest: manifestOf(version),
     };
     history.push({ release, labels: { ...(p.labels ?? {}) } });
     return {
@@ -139,6 +140,13 @@ function world(spec: unknown = { replicaCount: 2 }) {
     defaultReconcilePeriodMs: 60_000,
     crs,
     releases: { history: async () => history },
+    orphans: async (refs, release, namespace) => {
+      orphanCalls.push(
+        `${namespace}/${release}: ${refs.map((r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`).join(' ')}`,
+      );
+      events.push('delete orphans');
+      return refs;
+    },
     helm,
     clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
     logger: silentLogger,
@@ -149,6 +157,7 @@ function world(spec: unknown = { replicaCount: 2 }) {
     failNext,
     recorded,
     helmCalls,
+    orphanCalls,
     history,
     get cr() {
       return cr;
@@ -227,6 +236,43 @@ describe('HelmReconciler', () => {
         'finalizers=',
       ]);
       expect(w.cr).toBeUndefined();
+    });
+  });
+
+  describe('when the CR is deleted after its release records are gone (its namespace is being deleted)', () => {
+    const outside = (v: number) =>
+      `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: in-place-v${v}\n  namespace: apps\n` +
+      `---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: web-reader-v${v}\n` +
+      `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: elsewhere\n  namespace: kube-system\n`;
+
+    it('deletes what the last deployed revision put outside the namespace, then removes the finalizer', async () => {
+      const w = world({ replicaCount: 2 }, outside);
+      await w.reconcile();
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.history.length = 0;
+      w.cr = { ...cr, metadata: { ...cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } };
+      w.events.length = 0;
+      expect(await w.reconcile()).toEqual({});
+      expect(w.orphanCalls).toEqual(['apps/web: ClusterRole//web-reader-v1 ConfigMap/kube-system/elsewhere']);
+      expect(w.events).toEqual([
+        'delete orphans',
+        'status=Initialized:True:,Deployed:False:UninstallSuccessful',
+        'finalizers=',
+      ]);
+      expect(w.helmCalls.map((c) => c.split(' ')[0])).toEqual(['install']);
+      expect(w.cr).toBeUndefined();
+    });
+
+    it('deletes nothing outside when helm could still uninstall the release', async () => {
+      const w = world({ replicaCount: 2 }, outside);
+      await w.reconcile();
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.cr = { ...cr, metadata: { ...cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } };
+      await w.reconcile();
+      expect(w.helmCalls.map((c) => c.split(' ')[0])).toEqual(['install', 'uninstall']);
+      expect(w.orphanCalls).toEqual([]);
     });
   });
 

@@ -15,7 +15,9 @@ import { type ActionContext, install, recoverPending, upgrade } from './actions.
 import { type ReleaseOptions, reconcilePeriod, releaseOptions } from './annotations.js';
 import { type BackoffPolicy, failureMessage, isRenderError, releaseRetryDelay } from './classify.js';
 import { chartDigest, releaseFingerprint } from './fingerprint.js';
+import { OutsideObjectMemo, type OutsideRef, outsideObjectsOrNone } from './orphans.js';
 import { deployedStatus, failedStatus, readStatus, sameStatus, uninstalledStatus, withoutFailures } from './status.js';
+import { manifestToWaitFor, type StatusManifestMode, StatusReleaseMemo } from './status-manifest.js';
 import type { CrAccess, CustomResource, DependentsPort, EventSink, HelmAppStatus, ReleaseReader } from './types.js';
 
 /** Label on Helm's release record holding the fingerprint of the inputs that produced it. */
@@ -42,6 +44,8 @@ export interface HelmReconcilerOptions {
   readonly inFlight: Set<string>;
   /** Mask override values in OverrideValuesInUse events. @default false */
   readonly suppressOverrideValues?: boolean;
+  /** --status-manifest: what status.deployedRelease.manifest holds (always capped). @default 'redacted' */
+  readonly statusManifest?: StatusManifestMode;
   /** @default 10 s doubling to 15 min */
   readonly releaseBackoff?: BackoffPolicy;
   /**
@@ -49,6 +53,13 @@ export interface HelmReconcilerOptions {
    * release fingerprint, so releases rendered without it are upgraded once. @default no post-renderer
    */
   readonly postRenderArgs?: (cr: CustomResource) => readonly string[];
+  /** Deletes what a release left outside its namespace when its record is gone (see orphans.ts). @default none */
+  readonly orphans?: (
+    refs: readonly OutsideRef[],
+    release: string,
+    namespace: string,
+    signal: AbortSignal,
+  ) => Promise<readonly OutsideRef[]>;
   /** Dependent watches and drift repair for deployed releases. @default none */
   readonly dependents?: DependentsPort;
   readonly clock: Clock;
@@ -65,11 +76,18 @@ export interface Outcome {
 export class HelmReconciler {
   readonly #o: HelmReconcilerOptions;
   readonly #overrides: Record<string, unknown>;
+  /** What each CR's release put outside its namespace, for a deletion that finds the release record gone. */
+  readonly #outside = new OutsideObjectMemo();
+  /** status.deployedRelease per CR, built once per revision (redaction and the cap scan the whole manifest). */
+  readonly #statusRelease: StatusReleaseMemo;
+  /** uninstall-wait: the manifest each deleting CR waits for, kept from the pass that still saw Helm's records. */
+  readonly #waitFor = new Map<string, string>();
 
   constructor(options: HelmReconcilerOptions) {
     this.#o = options;
     // Parsed once at construction so that a bad override fails at startup, not at the first reconcile.
     this.#overrides = parseOverrides(options.watch.overrideValues);
+    this.#statusRelease = new StatusReleaseMemo(options.statusManifest);
   }
 
   /** `logger` (with the controller's reconcileID) replaces the constructor's logger for this reconcile. */
@@ -205,7 +223,8 @@ export class HelmReconciler {
       : rel.version === 1
         ? 'InstallSuccessful'
         : 'UpgradeSuccessful';
-    const deployedRelease = { name: release, manifest: rel.manifest, revision: rel.version };
+    const deployedRelease = this.#statusRelease.get(`${namespace}/${release}`, rel);
+    this.#outside.remember(`${namespace}/${release}`, namespace, rel.version, rel.manifest);
     // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm).
     await this.#o.dependents?.afterDeploy(current, rel.manifest, result !== undefined, { signal, log });
     await write(deployedStatus(withoutFailures(base), reason, rel.info.notes ?? '', deployedRelease, this.#now()));
@@ -238,11 +257,15 @@ export class HelmReconciler {
         this.#o.events.event(cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
       } else {
         log.info({ release }, 'Release not found');
+        await this.#deleteOrphans(ns, release, stored, log, signal);
       }
-      const manifest = stored.deployedRelease?.manifest;
+      // Helm's records go with the uninstall: later passes of the wait use what the first one saw.
+      const manifest = this.#waitFor.get(key) ?? manifestToWaitFor(history, stored.deployedRelease);
+      if (options.uninstallWait && manifest) this.#waitFor.set(key, manifest);
       if (options.uninstallWait && manifest && this.#o.cleanup) {
         const waiting = uninstalledStatus(stored, this.#now(), true);
         shown = { cr: await this.#write(cr, stored, waiting, signal), status: waiting };
+        log.info({ release }, 'Uninstall wait'); // operator-sdk's line; its e2e test greps for it
         const { remaining } = await this.#o.cleanup(manifest, ns, signal);
         if (remaining.length > 0) {
           log.info({ release, remaining: remaining.length }, 'Waiting until all resources are deleted');
@@ -267,8 +290,24 @@ export class HelmReconciler {
     const updated = await this.#write(cr, stored, uninstalledStatus(stored, this.#now()), signal);
     const remaining = withoutFinalizers(updated.metadata.finalizers);
     if (remaining) await this.#o.crs.setFinalizers(updated, remaining, { signal });
+    this.#outside.forget(`${cr.metadata.namespace ?? ''}/${cr.metadata.name}`);
+    this.#statusRelease.forget(`${cr.metadata.namespace ?? ''}/${cr.metadata.name}`);
+    this.#waitFor.delete(`${cr.metadata.namespace ?? ''}/${cr.metadata.name}`);
     log.info({ release: cr.metadata.name }, 'Removing finalizer');
     return {};
+  }
+
+  /**
+   * The release record is gone (its namespace is being deleted, say) but what it put outside the namespace is not:
+   * deletes those objects, known from this operator's memory of the last revision or else from the status manifest.
+   */
+  async #deleteOrphans(ns: string, release: string, stored: HelmAppStatus, log: Logger, signal: AbortSignal) {
+    const remembered = this.#outside.get(`${ns}/${release}`);
+    const refs = remembered ?? outsideObjectsOrNone(stored.deployedRelease?.manifest ?? '', ns);
+    if (refs.length === 0 || !this.#o.orphans) return;
+    const deleted = await this.#o.orphans(refs, release, ns, signal);
+    if (deleted.length === 0) return;
+    log.info({ release, deleted: deleted.length }, 'Deleted release objects outside its namespace');
   }
 
   /** Marks the release as worked on by this operator while `fn` runs (stuck-release detection reads it). */

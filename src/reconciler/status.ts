@@ -28,7 +28,7 @@ export function readStatus(raw: unknown): HelmAppStatus {
     dr && typeof dr.name === 'string'
       ? {
           name: dr.name,
-          manifest: typeof dr.manifest === 'string' ? dr.manifest : '',
+          ...(typeof dr.manifest === 'string' ? { manifest: dr.manifest } : {}),
           ...(typeof dr.revision === 'number' ? { revision: dr.revision } : {}),
         }
       : undefined;

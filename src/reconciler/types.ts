@@ -25,9 +25,13 @@ export interface CustomResource {
 /** The release the CR's status points at: operator-sdk's {name, manifest} plus the revision (for printer columns). */
 export interface DeployedRelease {
   readonly name: string;
-  readonly manifest: string;
+  /** Absent with `--status-manifest=none`; a marker above the cap (see status-manifest.ts). */
+  readonly manifest?: string;
   readonly revision?: number;
 }
+
+/** --status-manifest: what `status.deployedRelease.manifest` holds (always capped; see status-manifest.ts). */
+export type StatusManifestMode = 'full' | 'redacted' | 'none';
 
 /** operator-sdk's HelmAppStatus, plus observedGeneration and a Flux-style failure counter. */
 export interface HelmAppStatus {

@@ -144,6 +144,8 @@ describe('deletion', () => {
       await vi.waitFor(async () => {
         expect(await isGone(() => crs.get(name))).toBe(false);
         expect(op.output().match(/Waiting until all resources are deleted/g)?.length ?? 0).toBeGreaterThanOrEqual(3);
+        // operator-sdk's e2e test greps for this line as well.
+        expect(op.output()).toContain('"msg":"Uninstall wait"');
       }, poll);
       expect(await isGone(() => crs.get(name))).toBe(false);
 

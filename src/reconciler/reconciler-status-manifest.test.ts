@@ -1,0 +1,191 @@
+// The reconciler with --status-manifest: what each mode writes to status.deployedRelease, and which manifest
+// uninstall-wait waits for (Helm's records first, the status only when they are gone and it holds a manifest).
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
+import { silentLogger } from '../core/logger.js';
+import { FINALIZER } from '../finalizers/finalizers.js';
+import type { HelmClient, InstallParams } from '../helm/cli.js';
+import type { HelmRelease } from '../helm/release.js';
+import { HelmReconciler } from './reconciler.js';
+import { redactSecrets, type StatusManifestMode } from './status-manifest.js';
+import type { CrAccess, CustomResource, HelmAppStatus, StoredRelease } from './types.js';
+
+const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
+const MANIFEST = `---
+# Source: nginx/templates/secret.yaml
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web-credentials
+stringData:
+  password: hunter2
+---
+# Source: nginx/templates/configmap.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-config
+`;
+
+function world(mode?: StatusManifestMode) {
+  let cr: CustomResource | undefined = {
+    apiVersion: 'demo.example.com/v1alpha1',
+    kind: 'Nginx',
+    metadata: {
+      name: 'web',
+      namespace: 'apps',
+      resourceVersion: '1',
+      generation: 1,
+      annotations: { 'helm.sdk.operatorframework.io/uninstall-wait': 'true' },
+    },
+    spec: {},
+  };
+  const history: StoredRelease[] = [];
+  const writes: HelmAppStatus[] = [];
+  const waitedFor: string[] = [];
+  /** What each cleanup call reports as still there, in order; then nothing. */
+  const remaining: unknown[][] = [];
+  const bump = (o: CustomResource, patch: Partial<CustomResource>): CustomResource => ({
+    ...o,
+    ...patch,
+    metadata: {
+      ...o.metadata,
+      ...(patch.metadata ?? {}),
+      resourceVersion: `${Number(o.metadata.resourceVersion) + 1}`,
+    },
+  });
+  const crs: CrAccess = {
+    get: async () => cr,
+    async setFinalizers(o, finalizers) {
+      cr = bump(o, { metadata: { ...o.metadata, finalizers } });
+      if (cr.metadata.deletionTimestamp && finalizers.length === 0) cr = undefined;
+      return cr ?? o;
+    },
+    async writeStatus(o, status) {
+      writes.push(status);
+      cr = bump(o, { status });
+      return cr;
+    },
+  };
+  const install = async (p: InstallParams) => {
+    const release: HelmRelease = {
+      name: p.release,
+      namespace: p.namespace,
+      version: 1,
+      info: { status: 'deployed', notes: '' },
+      chart: { name: 'nginx', version: '0.1.0' },
+      config: {},
+      manifest: MANIFEST,
+    };
+    history.push({ release, labels: { ...(p.labels ?? {}) } });
+    return { ...release, chart: { metadata: release.chart } };
+  };
+  const unexpected = async () => {
+    throw new Error('unexpected helm call');
+  };
+  const helm: HelmClient = {
+    version: async () => ({ version: 'v3.22.0', major: 3, minor: 22 }),
+    install,
+    upgrade: unexpected,
+    rollback: unexpected,
+    async uninstall() {
+      history.length = 0;
+    },
+  };
+  const reconciler = new HelmReconciler({
+    watch: {
+      group: 'demo.example.com',
+      version: 'v1alpha1',
+      kind: 'Nginx',
+      chart,
+      watchDependentResources: false,
+      overrideValues: {},
+    },
+    chartName: 'nginx',
+    events: { event: () => undefined },
+    inFlight: new Set(),
+    defaultReconcilePeriodMs: 60_000,
+    crs,
+    // A copy, as the API returns: uninstall must not empty what #delete already read.
+    releases: { history: async () => [...history] },
+    helm,
+    cleanup: async (manifest) => {
+      waitedFor.push(manifest);
+      return { remaining: remaining.shift() ?? [] };
+    },
+    ...(mode ? { statusManifest: mode } : {}),
+    clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
+    logger: silentLogger,
+  });
+  const signal = new AbortController().signal;
+  return {
+    writes,
+    waitedFor,
+    remaining,
+    get cr() {
+      return cr;
+    },
+    status: () => cr?.status as HelmAppStatus | undefined,
+    reconcile: () => reconciler.reconcile('apps/web', signal),
+    markDeleted() {
+      if (cr) cr = { ...cr, metadata: { ...cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } };
+    },
+  };
+}
+
+describe('HelmReconciler status.deployedRelease', () => {
+  it('redacted by default: Secret values as digests, the rest as rendered; unchanged afterwards', async () => {
+    const w = world();
+    await w.reconcile();
+    const dr = w.status()?.deployedRelease;
+    expect(dr).toEqual({ name: 'web', revision: 1, manifest: redactSecrets(MANIFEST) });
+    expect(JSON.stringify(w.status())).not.toContain('hunter2');
+    expect(dr?.manifest).toContain('kind: ConfigMap');
+    const writes = w.writes.length;
+    await w.reconcile();
+    expect(w.writes).toHaveLength(writes);
+  });
+
+  it('full: the manifest as rendered', async () => {
+    const w = world('full');
+    await w.reconcile();
+    expect(w.status()?.deployedRelease).toEqual({ name: 'web', revision: 1, manifest: MANIFEST });
+  });
+
+  it('none: name and revision only; unchanged afterwards', async () => {
+    const w = world('none');
+    await w.reconcile();
+    expect(w.status()?.deployedRelease).toEqual({ name: 'web', revision: 1 });
+    const writes = w.writes.length;
+    await w.reconcile();
+    expect(w.writes).toHaveLength(writes);
+  });
+});
+
+describe('HelmReconciler uninstall-wait', () => {
+  it("waits for the release's own manifest from Helm's records on every pass, though the uninstall took them", async () => {
+    const w = world();
+    await w.reconcile();
+    w.markDeleted();
+    w.remaining.push(['web-config']);
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 5_000 });
+    expect(w.waitedFor).toEqual([MANIFEST]);
+    expect(await w.reconcile()).toEqual({});
+    expect(w.waitedFor).toEqual([MANIFEST, MANIFEST]);
+    expect(w.cr).toBeUndefined();
+  });
+
+  it('with --status-manifest=none, still waits on later passes for the manifest the first pass saw', async () => {
+    const w = world('none');
+    await w.reconcile();
+    w.markDeleted();
+    w.remaining.push(['web-config'], ['web-config']);
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 5_000 });
+    expect(await w.reconcile()).toEqual({ requeueAfterMs: 5_000 });
+    expect(w.waitedFor).toEqual([MANIFEST, MANIFEST]);
+    expect(w.cr?.metadata.finalizers).toContain(FINALIZER);
+    expect(await w.reconcile()).toEqual({});
+    expect(w.cr?.metadata.finalizers ?? []).not.toContain(FINALIZER);
+  });
+});
