@@ -1,8 +1,8 @@
-#!/usr/bin/env node
+// The `helm-operator` CLI (composition root): the only module that reads argv and process.env and installs signal
+// handlers. Builds the real logger, helm adapter and kube client and hands them down. Loaded by main.ts once the
+// Node version is known to be good. Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) return
+// a non-zero exit code with one clear message.
 import { randomUUID } from 'node:crypto';
-// The `helm-operator` CLI (composition root): the only module that reads argv and process.env, installs signal
-// handlers and sets the exit code. Builds the real logger, helm adapter and kube client and hands them down.
-// Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) exit non-zero with one clear message.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { runOperator } from './operator.js';
 import { postRender } from './post-render.js';
+import { takeHelmBinary } from './tool-flags.js';
 import { runCleanup, runCreateApi, runGenerateBundle, runGenerateRbac, runInitCommand, runUndeploy } from './tools.js';
 
 const USAGE = `Usage: helm-operator <command> [flags]
@@ -51,8 +52,16 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function version(): Promise<number> {
-  const helmBinary = process.env.HELM_BINARY || 'helm';
+async function version(argv: readonly string[]): Promise<number> {
+  let helmBinary: string;
+  try {
+    const { binary, rest } = takeHelmBinary('version', argv, process.env);
+    if (rest.length > 0) throw new Error(`version: unexpected argument ${JSON.stringify(rest[0])}`);
+    helmBinary = binary;
+  } catch (err) {
+    process.stderr.write(`helm-operator ${message(err)}\n`);
+    return 2;
+  }
   let helm = 'not found';
   const workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
   try {
@@ -93,7 +102,10 @@ async function run(argv: readonly string[]): Promise<number> {
     let controllers: readonly Controller[] | undefined;
     let elector: LeaderElector | undefined;
     // Built (no request yet) before the servers: --metrics-require-rbac checks tokens with it.
-    const kube = createKubeClient({ env: process.env });
+    const kube = createKubeClient({
+      env: process.env,
+      userAgent: `helm-operator-ts/${VERSION} (${process.platform}/${process.arch}) node/${process.versions.node}`,
+    });
     const tls = opts.metricsSecure
       ? servingCertificate({
           certPath: opts.metricsCertPath,
@@ -210,6 +222,7 @@ async function run(argv: readonly string[]): Promise<number> {
         clock: realClock,
         logger,
         suppressOverrideValues: opts.suppressOverrideValues,
+        statusManifest: opts.statusManifest,
         metrics,
         onControllers: (built) => {
           controllers = built;
@@ -271,13 +284,14 @@ async function tool(cmd: keyof typeof TOOLS, argv: readonly string[]): Promise<n
   }
 }
 
-async function main(argv: readonly string[]): Promise<number> {
+/** Runs one `helm-operator` command line; resolves to the process exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
     case 'run':
       return run(rest);
     case 'version':
-      return version();
+      return version(rest);
     case 'undeploy':
     case 'cleanup':
     case 'init':
@@ -310,5 +324,3 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2;
   }
 }
-
-process.exitCode = await main(process.argv.slice(2));

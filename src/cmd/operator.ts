@@ -20,8 +20,9 @@ import type { KubeClient, KubeObject } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { formatOwnershipArgs } from '../ownership/context.js';
 import { cleanupRelease } from '../reconciler/cleanup.js';
+import { deleteOrphans } from '../reconciler/orphans.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
-import type { CustomResource } from '../reconciler/types.js';
+import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { crAccess, releaseReader } from './adapters.js';
 
 export interface OperatorOptions {
@@ -36,6 +37,8 @@ export interface OperatorOptions {
   readonly logger: Logger;
   /** Mask values in OverrideValuesInUse events (--suppress-override-values). */
   readonly suppressOverrideValues: boolean;
+  /** What status.deployedRelease.manifest holds (--status-manifest). @default 'redacted' */
+  readonly statusManifest?: StatusManifestMode;
   /** Reconcile, workqueue and resource_created_at_seconds metrics. @default none */
   readonly metrics?: OperatorMetrics;
   /** Called once every controller is built (before any starts), e.g. to answer readiness probes. */
@@ -134,8 +137,11 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       helm: o.helm,
       events,
       cleanup: (manifest, namespace, s) => cleanupRelease({ kube: o.kube, manifest, namespace, signal: s, logger }),
+      orphans: (refs, release, namespace, s) =>
+        deleteOrphans({ kube: o.kube, refs, release, namespace, signal: s, logger }),
       inFlight,
       suppressOverrideValues: o.suppressOverrideValues,
+      ...(o.statusManifest ? { statusManifest: o.statusManifest } : {}),
       clock: o.clock,
       logger,
     });

@@ -38,3 +38,30 @@ export function parseToolFlags(
   }
   return out;
 }
+
+/** The usage line of `--helm-binary`, shared by every command that runs helm. */
+export const HELM_BINARY_USAGE = '  --helm-binary=PATH   the helm to run (default $HELM_BINARY, else helm on PATH)\n';
+
+/**
+ * Takes `--helm-binary=PATH` / `--helm-binary PATH` out of argv (for commands whose own parser does not know it) and
+ * resolves the binary as `run` does: the flag, else HELM_BINARY, else `helm` on PATH.
+ */
+export function takeHelmBinary(
+  command: string,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): { readonly binary: string; readonly rest: string[] } {
+  const rest: string[] = [];
+  let binary: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const m = /^--helm-binary(?:=(.*))?$/s.exec(arg);
+    if (!m) {
+      rest.push(arg);
+      continue;
+    }
+    binary = m[1] ?? argv[++i];
+    if (binary === undefined || binary === '') throw new ConfigError(`${command}: --helm-binary needs a path`);
+  }
+  return { binary: binary ?? (env.HELM_BINARY || 'helm'), rest };
+}

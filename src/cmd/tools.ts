@@ -24,7 +24,7 @@ import { GENERATE_RBAC_USAGE, generateRbac, parseGenerateRbacArgs } from '../sca
 import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac-rules.js';
 import { releaseReader } from './adapters.js';
 import { readAll } from './post-render.js';
-import { parseToolFlags } from './tool-flags.js';
+import { HELM_BINARY_USAGE, parseToolFlags, takeHelmBinary } from './tool-flags.js';
 
 export interface ToolIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -42,10 +42,11 @@ FILE is the rendered deployment, e.g. \`kubectl kustomize config/default | helm-
 `;
 
 export const CLEANUP_USAGE = `Usage: helm-operator cleanup [--watches-file=./watches.yaml] [--namespace=NS] [--dry-run] [--yes]
+                            [--helm-binary=PATH]
 
 For custom resources whose operator is gone: uninstalls each release, deletes the CR and removes the operator's
 finalizers. Prints the plan; --dry-run stops there; otherwise asks for confirmation (--yes skips the question).
-`;
+${HELM_BINARY_USAGE}`;
 
 /** Prints `usage` when argv asks for help. */
 export function wantsHelp(argv: readonly string[], io: ToolIo, usage: string): boolean {
@@ -84,7 +85,8 @@ export async function runUndeploy(argv: readonly string[], io: ToolIo, signal: A
 
 export async function runCleanup(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
   if (wantsHelp(argv, io, CLEANUP_USAGE)) return 0;
-  const flags = parseToolFlags('cleanup', argv, {
+  const { binary, rest } = takeHelmBinary('cleanup', argv, io.env);
+  const flags = parseToolFlags('cleanup', rest, {
     'watches-file': 'string',
     namespace: 'string',
     'dry-run': 'bool',
@@ -94,7 +96,7 @@ export async function runCleanup(argv: readonly string[], io: ToolIo, signal: Ab
   const kube = createKubeClient({ env: io.env }).client;
   const workDir = await mkdtemp(join(tmpdir(), 'helm-operator-cleanup-'));
   try {
-    const helm = createHelmCli({ binary: io.env.HELM_BINARY || 'helm', workDir, env: io.env });
+    const helm = createHelmCli({ binary, workDir, env: io.env });
     const confirm = async (question: string) => {
       if (flags.get('yes') === true) return true;
       if (!io.stdin.isTTY) {
@@ -188,8 +190,8 @@ export async function runGenerateBundle(argv: readonly string[], io: ToolIo, sig
 }
 
 /** The user's helm (their repositories and registry logins) and, when a cluster answers, its discovery. */
-async function scaffoldDeps(io: ToolIo, signal: AbortSignal) {
-  const helm = createHelmCli({ binary: io.env.HELM_BINARY || 'helm', workDir: tmpdir(), env: io.env, isolated: false });
+async function scaffoldDeps(binary: string, io: ToolIo, signal: AbortSignal) {
+  const helm = createHelmCli({ binary, workDir: tmpdir(), env: io.env, isolated: false });
   let discover: DiscoverKind | undefined;
   try {
     const kube = createKubeClient({ env: io.env }).client;
@@ -202,9 +204,10 @@ async function scaffoldDeps(io: ToolIo, signal: AbortSignal) {
 }
 
 export async function runCreateApi(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
-  if (wantsHelp(argv, io, CREATE_API_USAGE)) return 0;
-  const opts = parseCreateApiArgs(argv, io.cwd);
-  const r = await createApi(opts, await scaffoldDeps(io, signal), signal);
+  if (wantsHelp(argv, io, CREATE_API_USAGE + HELM_BINARY_USAGE)) return 0;
+  const { binary, rest } = takeHelmBinary('create api', argv, io.env);
+  const opts = parseCreateApiArgs(rest, io.cwd);
+  const r = await createApi(opts, await scaffoldDeps(binary, io, signal), signal);
   for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
   for (const f of r.written) io.stdout.write(`wrote ${f}\n`);
   io.stdout.write(`created ${r.kind} (${r.group}/${r.version}, ${r.plural}) from ${r.chart}\n`);
@@ -212,9 +215,9 @@ export async function runCreateApi(argv: readonly string[], io: ToolIo, signal: 
 }
 
 export async function runGenerateRbac(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
-  if (wantsHelp(argv, io, GENERATE_RBAC_USAGE)) return 0;
-  const { projectDir } = parseGenerateRbacArgs(argv, io.cwd);
-  const r = await generateRbac(projectDir, await scaffoldDeps(io, signal), signal);
+  if (wantsHelp(argv, io, GENERATE_RBAC_USAGE + HELM_BINARY_USAGE)) return 0;
+  const { binary, rest } = takeHelmBinary('generate rbac', argv, io.env);
+  const r = await generateRbac(parseGenerateRbacArgs(rest, io.cwd), await scaffoldDeps(binary, io, signal), signal);
   for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
   io.stdout.write(`wrote ${r.file} (${r.rules.length} rules)\n`);
   return 0;

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { isIPv6 } from 'node:net';
-import { homedir } from 'node:os';
+import { arch, homedir, platform } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type Clock, realClock } from '../core/clock.js';
@@ -26,7 +26,7 @@ export interface CreateKubeClientOptions {
   readonly kubeconfigPath?: string;
   /** Use this kubeconfig context instead of the current one. @default the kubeconfig's current-context */
   readonly context?: string;
-  /** @default `helm-operator-ts (<platform>/<arch>) node/<version>` */
+  /** @default `helm-operator-ts (<platform>/<arch>)`; the CLI adds the Node version */
   readonly userAgent?: string;
   /** Sustained client-side requests per second (controller-runtime's default). @default 20 */
   readonly qps?: number;
@@ -83,8 +83,7 @@ export function createKubeClient(options: CreateKubeClientOptions): KubeClientHa
   const clock = options.clock ?? realClock;
   const client = new RestClient({
     send: createSend(connectionFor(kc, server, cluster.proxyUrl !== undefined)),
-    userAgent:
-      options.userAgent ?? `helm-operator-ts (${process.platform}/${process.arch}) node/${process.versions.node}`,
+    userAgent: options.userAgent ?? `helm-operator-ts (${platform()}/${arch()})`,
     limiter: new TokenBucket({ qps: options.qps ?? 20, burst: options.burst ?? 30, clock }),
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
   });

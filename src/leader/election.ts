@@ -1,6 +1,6 @@
 // Lease-based leader election (coordination.k8s.io/v1 Lease), with client-go leaderelection's semantics: acquire
 // when the lease is free, expired or ours (optimistic concurrency on resourceVersion), renew every retry period,
-// and report the loss when no renew succeeds within the renew deadline. Used by `helm-operator run` (main.ts).
+// and report the loss when no renew succeeds within the renew deadline. Used by `helm-operator run` (cmd/cli.ts).
 // Never exits the process and never starts controllers itself: the caller decides what leading means.
 
 import type { Clock } from '../core/clock.js';

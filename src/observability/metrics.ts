@@ -1,6 +1,6 @@
 // The operator's Prometheus metrics on a private prom-client Registry: controller-runtime's reconcile and workqueue
 // families (same names, labels and buckets), helm exec timings, CR creation times, build info, Node process metrics.
-// Built once by the CLI (main.ts) and passed down; the only module that imports prom-client, and no prom-client
+// Built once by the CLI (cmd/cli.ts) and passed down; the only module that imports prom-client, and no prom-client
 // type leaves it. Its methods never throw for unknown label values and never use the global registry.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ControllerMetrics, ReconcileResult } from '../controller/controller.js';

@@ -1,6 +1,6 @@
 // The metrics (`GET /metrics`) and health-probe (`GET /healthz`, `GET /readyz`) HTTP servers, on Go-style
 // addresses (":8080", "127.0.0.1:8080", "[::1]:8080"; port 0 picks a free port; "0" disables the server).
-// Started by the CLI (main.ts) before discovery; the only module that runs an HTTP server. It never exits the process:
+// Started by the CLI (cmd/cli.ts) before discovery; the only module that runs an HTTP server. It never exits the process:
 // a port it cannot bind is a ConfigError naming the flag. With `tls` /metrics is HTTPS; with `authorize` every
 // /metrics request is checked first (the Authorization header is handed over, never logged).
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';

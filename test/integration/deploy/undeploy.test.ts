@@ -22,15 +22,17 @@ import {
 const POLL = { timeout: 60_000, interval: 250 } as const;
 const MAIN = join(ROOT, 'dist/cmd/main.js');
 
+/** The test cluster's first helm. */
+const testHelm = () => Object.values(inject('cluster').helms)[0] ?? 'helm';
+
 /** Runs the built CLI against the test cluster; returns its exit code and output. */
-function cli(args: string[], input?: string) {
+function cli(args: string[], input?: string, env: Record<string, string> = {}) {
   const cluster = inject('cluster');
-  const helm = Object.values(cluster.helms)[0] ?? 'helm';
   const r = spawnSync(process.execPath, [MAIN, ...args], {
     cwd: ROOT,
     input: input ?? '',
     encoding: 'utf8',
-    env: { ...process.env, KUBECONFIG: cluster.kubeconfig, HELM_BINARY: helm },
+    env: { ...process.env, KUBECONFIG: cluster.kubeconfig, HELM_BINARY: testHelm(), ...env },
     timeout: 120_000,
   });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
@@ -163,12 +165,15 @@ describe('undeploy and cleanup', () => {
       expect(await releaseRevisions(kube, ns1, 'one')).toEqual(['1:deployed']);
     });
 
-    it('cleanup without a terminal refuses unless --yes', async () => {
+    it('cleanup without a terminal refuses unless --yes (with the helm named by --helm-binary)', async () => {
       const watches = join(work, 'watches.yaml');
       const refused = cli(['cleanup', `--watches-file=${watches}`]);
       expect(refused.code).toBe(1);
       expect(refused.out).toContain('pass --yes');
-      const r = cli(['cleanup', `--watches-file=${watches}`, '--yes']);
+      // HELM_BINARY points nowhere: only the flag can find helm, as it does for `run`.
+      const r = cli(['cleanup', `--watches-file=${watches}`, '--yes', `--helm-binary=${testHelm()}`], undefined, {
+        HELM_BINARY: join(work, 'no-such-helm'),
+      });
       expect(r.code).toBe(0);
       expect(r.out).toContain('freed 2 custom resources');
       for (const [ns, name] of [

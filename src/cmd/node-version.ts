@@ -1,0 +1,16 @@
+// The Node.js version check that runs before anything else is loaded: with an older Node the dependencies die with
+// errors that name no cause (undici's `TEXT_ENCODINGS.union is not a function` on Node 20). Called by main.ts.
+// Must import nothing and use only what every Node since 12 has.
+
+/** The oldest Node this operator runs on: package.json's `engines.node` (undici needs 22.19). */
+export const MIN_NODE = { major: 22, minor: 19 } as const;
+
+/** The message for a Node older than MIN_NODE, or undefined when `version` (e.g. "20.20.2") is new enough. */
+export function nodeTooOld(version: string): string | undefined {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  if (major > MIN_NODE.major || (major === MIN_NODE.major && minor >= MIN_NODE.minor)) return undefined;
+  return (
+    `helm-operator needs Node >= ${MIN_NODE.major}.${MIN_NODE.minor}, found v${version.replace(/^v/, '')}: ` +
+    'run it with a newer node (make provisions Node 24 into .tools/; the image ships it)'
+  );
+}

@@ -1,0 +1,136 @@
+// The architecture's boundaries as data and a checker: the layer map of src/ (lowest first), the one home module
+// of each third-party library, and `violations()`, which reports upward imports, libraries imported elsewhere,
+// reads of `process` outside the composition root (src/cmd/) and import cycles (type-only imports count).
+// Used by test/unit/boundaries.test.ts (part of `make test`); reads files, never writes.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/**
+ * The layer map, lowest first: a folder of src/ may import its own layer and those below, never above. The README's
+ * architecture section shows the same map.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['', 'core', 'status', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)
+  ['kube', 'helm', 'config'],
+  ['cache', 'events', 'leader', 'drift', 'ownership', 'server', 'controller'],
+  ['observability', 'reconciler'],
+  ['dependents'],
+  ['deploy', 'scaffold'],
+  ['cmd'],
+];
+/** The one module allowed to import each third-party library. */
+export const LIBRARY_HOMES: Readonly<Record<string, string>> = {
+  '@kubernetes/client-node': 'kube/client.ts',
+  execa: 'helm/cli.ts',
+  'prom-client': 'observability/metrics.ts',
+  pino: 'observability/logger.ts',
+  yaml: 'config/yaml.ts',
+  'js-yaml': 'helm/manifest.ts',
+};
+/** The composition root: the only folder that may read `process` (argv, env, signals, exit code, stdio). */
+const ROOT_DIR = 'cmd';
+
+export interface Module {
+  readonly file: string; // relative to src/, e.g. "helm/cli.ts"
+  readonly imports: readonly string[]; // specifiers as written
+  readonly text: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(path);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+export function readModules(root = SRC): Module[] {
+  return sourceFiles(root).map((path) => {
+    const text = readFileSync(path, 'utf8');
+    const imports = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+    return { file: relative(root, path), imports, text };
+  });
+}
+
+const layerOf = (file: string): number => {
+  const top = file.includes('/') ? file.slice(0, file.indexOf('/')) : '';
+  return LAYERS.findIndex((l) => l.includes(top));
+};
+const resolveLocal = (from: string, spec: string) => relative('.', join(dirname(from), spec)).replace(/\.js$/, '.ts');
+const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+
+/** Every rule broken by these modules, one line each (empty: the boundaries hold). */
+export function violations(modules: readonly Module[]): string[] {
+  const out: string[] = [];
+  const graph = new Map<string, string[]>();
+  for (const m of modules) {
+    const local: string[] = [];
+    for (const spec of m.imports) {
+      if (spec.startsWith('.')) {
+        const target = resolveLocal(m.file, spec);
+        local.push(target);
+        const [from, to] = [layerOf(m.file), layerOf(target)];
+        if (from < 0) out.push(`${m.file}: its folder is in no layer of the map`);
+        else if (to > from) out.push(`${m.file} imports ${target}, a higher layer`);
+      } else if (spec === 'node:process' || spec === 'process') {
+        if (!m.file.startsWith(`${ROOT_DIR}/`)) out.push(`${m.file} imports ${spec}: only src/${ROOT_DIR}/ may`);
+      } else if (!spec.startsWith('node:')) {
+        const home = LIBRARY_HOMES[packageOf(spec) ?? ''];
+        if (home === undefined) out.push(`${m.file} imports ${spec}, which has no home module in the map`);
+        else if (home !== m.file) out.push(`${m.file} imports ${spec}: only ${home} may`);
+      }
+    }
+    graph.set(m.file, local);
+    if (!m.file.startsWith(`${ROOT_DIR}/`) && readsProcess(m.file, m.text)) {
+      out.push(`${m.file} reads process: only src/${ROOT_DIR}/ may (pass the value in)`);
+    }
+  }
+  for (const cycle of cycles(graph)) out.push(`import cycle: ${cycle.join(' → ')}`);
+  return out;
+}
+
+/** Whether code (not comments or strings) uses the `process` global. */
+function readsProcess(file: string, text: string): boolean {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(node) && node.text === 'process') {
+      const p = node.parent;
+      const isMemberName = p && ts.isPropertyAccessExpression(p) && p.name === node;
+      const isKey = p && (ts.isPropertyAssignment(p) || ts.isPropertySignature(p)) && p.name === node;
+      if (!isMemberName && !isKey) found = true;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** Each cycle of the module graph once, as the path that closes it. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (state.get(next) === undefined) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+/** A module as the checker sees it, from its path under src/ and its text (for tests of the checker). */
+export function moduleOf(file: string, text: string): Module {
+  return { file, text, imports: ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName) };
+}

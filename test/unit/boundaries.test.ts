@@ -1,0 +1,47 @@
+// The architecture's boundaries, checked rather than only written (the map and the checker are in
+// test/support/boundaries.ts; the README's architecture section shows the same map). Part of `make test`.
+import { describe, expect, it } from 'vitest';
+import { moduleOf as mod, readModules, violations } from '../support/boundaries.js';
+
+describe('the boundaries of src/', () => {
+  const modules = readModules();
+
+  it('finds the modules it checks', () => {
+    expect(modules.length).toBeGreaterThan(50);
+    expect(modules.some((m) => m.file === 'cmd/cli.ts')).toBe(true);
+  });
+
+  it('hold: one home per library, process only in the composition root, no upward import, no cycle', () => {
+    expect(violations(modules)).toEqual([]);
+  });
+});
+
+describe('the boundary check itself', () => {
+  it('fails a library imported outside its home module', () => {
+    expect(violations([mod('reconciler/x.ts', "import pino from 'pino';")])).toEqual([
+      'reconciler/x.ts imports pino: only observability/logger.ts may',
+    ]);
+  });
+
+  it('fails a read of process outside src/cmd/, but not a comment or a property named process', () => {
+    expect(violations([mod('helm/x.ts', 'export const e = process.env.HOME;')])).toEqual([
+      'helm/x.ts reads process: only src/cmd/ may (pass the value in)',
+    ]);
+    expect(violations([mod('helm/y.ts', '// process.env\nexport const o = { process: 1 }; o.process;')])).toEqual([]);
+    expect(violations([mod('cmd/z.ts', 'export const e = process.env.HOME;')])).toEqual([]);
+  });
+
+  it('fails an import of a higher layer, a type-only one too', () => {
+    expect(violations([mod('helm/x.ts', "import type { Y } from '../reconciler/y.js';")])).toEqual([
+      'helm/x.ts imports reconciler/y.ts, a higher layer',
+    ]);
+  });
+
+  it('fails an import cycle', () => {
+    const found = violations([
+      mod('helm/a.ts', "import { b } from './b.js';"),
+      mod('helm/b.ts', "import type { A } from './a.js';"),
+    ]);
+    expect(found).toEqual(['import cycle: helm/a.ts → helm/b.ts → helm/a.ts']);
+  });
+});
