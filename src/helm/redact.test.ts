@@ -43,7 +43,10 @@ describe('redact', () => {
 
   it.each([
     ['context canceled', 'Error: INSTALLATION FAILED: context canceled'],
-    ['connection refused', 'Error: Kubernetes cluster unreachable: dial tcp 127.0.0.1:6443: connect: connection refused'],
+    [
+      'connection refused',
+      'Error: Kubernetes cluster unreachable: dial tcp 127.0.0.1:6443: connect: connection refused',
+    ],
     ['deadline exceeded', 'Error: UPGRADE FAILED: context deadline exceeded'],
   ])('keeps helm\'s "%s" whole while a value "text" is present', (_, message) => {
     const values = { mode: 'text', con: 'con', ref: 'used', password: 'ed' };
