@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
-import { configMap, configMaps, FakeKubeClient, type FakeWatch, page } from '../../test/fakes/kube.js';
+import { configMap, configMaps, FakeKubeApi, type FakeWatch, page } from '../../test/fakes/kube-api.js';
+import { flush } from '../../test/support/flush.js';
 import { GoneError, KubeTransportError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import { Informer, type InformerEvent, type InformerOptions } from './informer.js';
-
-/** Lets every pending promise continuation run (the fake clock and fake client resolve through microtasks). */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const rv = (o: KubeObject) => o.metadata.resourceVersion;
 
@@ -17,7 +15,7 @@ afterEach(async () => {
 });
 
 function setup(overrides: Partial<InformerOptions> = {}) {
-  const client = new FakeKubeClient();
+  const client = new FakeKubeApi({ scriptedLists: true });
   const clock = new FakeClock();
   const events: InformerEvent[] = [];
   const calls: string[] = [];

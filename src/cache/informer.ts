@@ -2,11 +2,14 @@
 // current and calls add/update/delete handlers. Used by controllers and dependent watches; start() runs it.
 // It never stops on its own: errors are retried with capped backoff; never hot-loops, never throws from start().
 
+import { backoffDelay } from '../core/backoff.js';
 import { type Clock, realClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
-import { GoneError, type KubeApiError, KubeTransportError, kubeApiErrorFromStatus } from '../kube/errors.js';
+import { type KubeApiError, KubeTransportError, kubeApiErrorFromStatus } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject, WatchEvent } from '../kube/types.js';
+import { listAll } from './list.js';
 import { Store } from './store.js';
+import { type WatchEndReason, watchEnd } from './watch-end.js';
 import { startWatchdog } from './watchdog.js';
 
 export interface InformerHandler {
@@ -22,8 +25,7 @@ export type InformerEvent =
   | { readonly type: 'watch-start'; readonly resourceVersion: string; readonly timeoutSeconds: number }
   | {
       readonly type: 'watch-end';
-      /** closed: the server ended it (timeout); stalled: the inactivity watchdog aborted it. */
-      readonly reason: 'closed' | 'stalled' | 'gone' | 'error';
+      readonly reason: WatchEndReason;
       readonly resourceVersion: string;
       readonly events: number;
       readonly durationMs: number;
@@ -71,9 +73,6 @@ export interface InformerOptions {
   /** Observes the informer (throws are ignored). @default none */
   readonly onEvent?: (event: InformerEvent) => void;
 }
-
-/** A watch that ended without events faster than this is treated as an error (client-go's "very short watch"). */
-const MIN_HEALTHY_WATCH_MS = 1_000;
 
 export class Informer {
   readonly #o: InformerOptions;
@@ -166,24 +165,8 @@ export class Informer {
   /** Paginated LIST, then replace the store and dispatch the difference. */
   async #list(signal: AbortSignal): Promise<void> {
     const { client, resource, namespace = '', labelSelector, fieldSelector, pageSize = 500 } = this.#o;
-    const items: KubeObject[] = [];
-    let resourceVersion = '';
-    let pages = 0;
-    let next: string | undefined;
-    do {
-      const page = await client.list(resource, {
-        signal,
-        namespace,
-        limit: pageSize,
-        ...(labelSelector === undefined ? {} : { labelSelector }),
-        ...(fieldSelector === undefined ? {} : { fieldSelector }),
-        ...(next === undefined ? {} : { continue: next }),
-      });
-      for (const item of page.items) items.push(item);
-      resourceVersion = page.resourceVersion;
-      next = page.continue;
-      pages++;
-    } while (next !== undefined);
+    const opts = { client, resource, namespace, labelSelector, fieldSelector, pageSize, signal };
+    const { items, resourceVersion, pages } = await listAll(opts);
     const { added, updated, deleted } = this.#store.replace(items);
     for (const obj of deleted) this.#dispatch((h) => h.onDelete?.(obj));
     for (const obj of added) this.#dispatch((h) => h.onAdd?.(obj));
@@ -249,21 +232,12 @@ export class Informer {
     }
     if (signal.aborted) return;
     const durationMs = this.#clock.now() - startedAt;
-    let reason: 'closed' | 'stalled' | 'gone' | 'error' = 'closed';
-    if (eventError !== undefined) {
-      failure = eventError;
-      reason = eventError instanceof GoneError ? 'gone' : 'error';
-    } else if (stalled) reason = 'stalled';
-    else if (failure instanceof GoneError) reason = 'gone';
-    else if (failure !== undefined) reason = 'error';
-    else if (events === 0 && durationMs < MIN_HEALTHY_WATCH_MS) {
-      reason = 'error';
-      failure = new KubeTransportError(`watch ended after ${durationMs} ms without any event`);
-    }
+    const end = watchEnd({ eventError, stalled, failure, events, durationMs });
+    const reason = end.reason;
     const resourceVersion = this.#resourceVersion ?? from;
     this.#emit({ type: 'watch-end', reason, resourceVersion, events, durationMs });
     if (reason === 'closed') this.#failures = 0;
-    if (reason === 'error') throw failure;
+    if (reason === 'error') throw end.failure;
     if (reason === 'gone') {
       this.#resourceVersion = undefined;
       this.#emit({ type: 'relist', reason: 'gone' });
@@ -294,11 +268,9 @@ export class Informer {
   }
 
   #nextDelay(): number {
-    const base = this.#o.backoffBaseMs ?? 1_000;
-    const max = this.#o.backoffMaxMs ?? 30_000;
-    const raw = Math.min(max, base * 2 ** this.#failures);
-    this.#failures++;
-    return Math.round(raw * (0.9 + 0.2 * this.#random()));
+    const baseMs = this.#o.backoffBaseMs ?? 1_000;
+    const maxMs = this.#o.backoffMaxMs ?? 30_000;
+    return backoffDelay(this.#failures++, { baseMs, maxMs, jitter: 0.1, random: this.#random });
   }
 
   #dispatch(fn: (handler: InformerHandler) => void): void {

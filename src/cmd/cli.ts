@@ -1,33 +1,29 @@
 // The `helm-operator` CLI (composition root): the only module that reads argv and process.env and installs signal
-// handlers. Builds the real logger, helm adapter and kube client and hands them down. Loaded by main.ts once the
-// Node version is known to be good. Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) return
-// a non-zero exit code with one clear message.
+// handlers. Builds the real logger, helm adapter and kube client, hands them to the manager (src/manager/), which
+// runs the operator, and picks the subcommand. Loaded by main.ts once the Node version is known to be good.
+// Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) return a non-zero exit code with one message.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadWatches } from '../config/watches.js';
-import type { Controller } from '../controller/controller.js';
 import { realClock } from '../core/clock.js';
 import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { checkHelmVersion, createHelmCli } from '../helm/cli.js';
 import { createKubeClient } from '../kube/client.js';
-import { LeaderElector } from '../leader/election.js';
+import { Manager } from '../manager/manager.js';
 import { createLogger } from '../observability/logger.js';
 import { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipRenderer } from '../ownership/renderer.js';
-import { type PostRenderServer, startPostRenderServer } from '../ownership/server.js';
-import { type HttpServers, startHttpServers } from '../server/http.js';
 import { createMetricsAuthorizer } from '../server/metrics-auth.js';
 import { servingCertificate } from '../server/selfsigned.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
-import { timedHelm } from './helm-metrics.js';
+import { type HelmObserver, timedHelm } from './helm-metrics.js';
 import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
-import { runOperator } from './operator.js';
 import { postRender } from './post-render.js';
 import { takeHelmBinary } from './tool-flags.js';
 import { runCleanup, runCreateApi, runGenerateBundle, runGenerateRbac, runInitCommand, runUndeploy } from './tools.js';
@@ -85,8 +81,7 @@ async function run(argv: readonly string[]): Promise<number> {
   }
   let logger: Logger = createLogger();
   let workDir: string | undefined;
-  let servers: HttpServers | undefined;
-  let renderServer: PostRenderServer | undefined;
+  let manager: Manager | undefined;
   try {
     const opts = parseRunFlags(argv, { env: process.env, cpus: availableParallelism() });
     logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
@@ -96,11 +91,7 @@ async function run(argv: readonly string[]): Promise<number> {
     const { watches, warnings } = loadWatches(opts.watchesFile, { env: process.env, cwd: process.cwd() });
     for (const w of warnings) logger.warn({ file: opts.watchesFile }, w);
 
-    // Served before helm, discovery and informers: /healthz answers at once, /readyz is 503 until every
-    // controller's informers have synced.
     const metrics = new OperatorMetrics({ version: VERSION });
-    let controllers: readonly Controller[] | undefined;
-    let elector: LeaderElector | undefined;
     // Built (no request yet) before the servers: --metrics-require-rbac checks tokens with it.
     const kube = createKubeClient({
       env: process.env,
@@ -113,27 +104,25 @@ async function run(argv: readonly string[]): Promise<number> {
           keyName: opts.metricsCertKey,
         })
       : undefined;
-    servers = await startHttpServers({
-      metricsAddress: opts.metricsBindAddress,
-      probeAddress: opts.healthProbeBindAddress,
-      metrics,
-      ...(tls ? { tls } : {}),
-      ...(opts.metricsRequireRbac
-        ? {
-            authorize: createMetricsAuthorizer({
-              kube: kube.client,
-              clock: realClock,
-              logger: logger.child({ component: 'metrics-auth' }),
-            }),
-          }
-        : {}),
-      readyz: () => {
-        // A standby is healthy: it waits for the lease and starts its controllers only once it leads.
-        if (elector !== undefined && !elector.isLeader()) return true;
-        if (controllers === undefined) return 'controllers are not started yet';
-        const waiting = controllers.filter((c) => !c.synced()).map((c) => c.name);
-        return waiting.length === 0 ? true : `waiting for the first sync of: ${waiting.join(', ')}`;
+    // Served before helm, discovery and informers: /healthz answers at once, /readyz is 503 until every
+    // controller's informers have synced.
+    manager = await Manager.start({
+      servers: {
+        metricsAddress: opts.metricsBindAddress,
+        probeAddress: opts.healthProbeBindAddress,
+        ...(tls ? { tls } : {}),
+        ...(opts.metricsRequireRbac
+          ? {
+              authorize: createMetricsAuthorizer({
+                kube: kube.client,
+                clock: realClock,
+                logger: logger.child({ component: 'metrics-auth' }),
+              }),
+            }
+          : {}),
       },
+      metrics,
+      clock: realClock,
       logger,
     });
 
@@ -144,74 +133,22 @@ async function run(argv: readonly string[]): Promise<number> {
       command: process.execPath,
       args: [fileURLToPath(new URL('./post-render-main.js', import.meta.url)), `--socket=${socketPath}`],
     };
-    const helm = timedHelm(
-      createHelmCli({ binary: opts.helmBinary, workDir, env: process.env, postRenderer }),
-      (a, r, sec) => metrics.helmExec(a, r, sec),
-    );
-    const helmVersion = await helm.version({ signal: AbortSignal.timeout(30_000) });
+    const observeHelm: HelmObserver = (a, r, sec) => metrics.helmExec(a, r, sec);
+    const helmBase = { binary: opts.helmBinary, workDir, env: process.env };
+    // Probe helm once: its major version is an input of the client that runs the releases.
+    const probe = timedHelm(createHelmCli(helmBase), observeHelm);
+    const helmVersion = await probe.version({ signal: AbortSignal.timeout(30_000) });
     checkHelmVersion(helmVersion);
+    const helm = timedHelm(createHelmCli({ ...helmBase, postRenderer, major: helmVersion.major }), observeHelm);
     logger.info({ helm: helmVersion.version, binary: opts.helmBinary }, 'Found helm');
 
     const conn = kube.describe();
     logger.info({ server: conn.server, context: conn.context, source: conn.source }, 'Connecting to the API server');
-    renderServer = await startPostRenderServer({
-      socketPath,
-      render: ownershipRenderer(kube.client),
-      logger: logger.child({ component: 'post-render' }),
-    });
     const lease = leaseTarget(opts, conn);
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
-
-    // Persistent listeners (not `once`): execa's exit hook re-raises a signal that has no other listener, which
-    // would kill the process before helm children finish. A second signal stops at once.
-    const stop = new AbortController();
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (stop.signal.aborted) {
-        logger.warn({ signal: sig }, 'Second signal: exiting without waiting for helm');
-        process.exit(1);
-      }
-      logger.info({ signal: sig }, 'Stopping: waiting for running helm processes (SIGTERM sent to them)');
-      stop.abort(new Error(`received ${sig}`));
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-
-    // Leader election: a standby starts no controller (and runs no helm) until it holds the Lease. Losing it stops
-    // reconciling at once and exits 1; a graceful stop releases it so that a standby takes over without waiting.
-    let operatorSignal = stop.signal;
-    if (lease !== undefined) {
-      const leaseName = lease.name;
-      metrics.leaderElection(leaseName, false);
-      const le = new LeaderElector({
-        kube: kube.client,
-        namespace: lease.namespace,
-        name: lease.name,
-        identity: `${hostname()}_${randomUUID()}`,
-        clock: realClock,
-        logger: logger.child({ component: 'leader-election' }),
-        onLeadingChange: (leading) => metrics.leaderElection(leaseName, leading),
-      });
-      elector = le;
-      logger.info(
-        { lease: `${lease.namespace}/${lease.name}`, identity: le.identity },
-        'Attempting to acquire leader lease',
-      );
-      try {
-        await le.acquire(stop.signal);
-      } catch (err) {
-        if (!stop.signal.aborted) throw err;
-        logger.info({}, 'Stopped before acquiring the leader lease');
-        return 0;
-      }
-      le.leaderSignal.addEventListener(
-        'abort',
-        () => logger.error({ err: String(le.leaderSignal.reason) }, 'Leader election lost'),
-        { once: true },
-      );
-      operatorSignal = AbortSignal.any([stop.signal, le.leaderSignal]);
-    }
-    await runOperator(
+    const stop = stopOnSignals(logger);
+    return await manager.run(
       {
         watches,
         namespaces,
@@ -219,35 +156,41 @@ async function run(argv: readonly string[]): Promise<number> {
         maxConcurrentReconciles: opts.maxConcurrentReconciles,
         kube: kube.client,
         helm,
-        clock: realClock,
-        logger,
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,
-        metrics,
-        onControllers: (built) => {
-          controllers = built;
-        },
-        postRender: true,
-        onDependentWatcher: (w) => metrics.dependentObjects(() => w.cachedObjects()),
+        postRender: { socketPath, render: ownershipRenderer(kube.client) },
+        lease: lease && { ...lease, identity: `${hostname()}_${randomUUID()}` },
       },
-      operatorSignal,
-    ).catch((err: unknown) => {
-      // Aborting for a lost lease can surface as a rejected startup call; the loss is what to report.
-      if (!elector?.leaderSignal.aborted) throw err;
-    });
-    if (elector?.leaderSignal.aborted) return 1;
-    await elector?.release(AbortSignal.timeout(5_000));
-    logger.info({}, 'Stopped');
-    return 0;
+      stop,
+    );
   } catch (err) {
     const code = err instanceof OperatorError ? err.code : undefined;
     logger.error({ code }, message(err));
     return 1;
   } finally {
-    await servers?.close();
-    await renderServer?.close();
+    await manager?.close();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * SIGTERM and SIGINT abort the returned signal: the operator stops taking work and waits for running helm
+ * processes (SIGTERM is sent to them). Persistent listeners (not `once`): execa's exit hook re-raises a signal that
+ * has no other listener, which would kill the process before helm children finish. A second signal exits at once.
+ */
+function stopOnSignals(logger: Logger): AbortSignal {
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stop.signal.aborted) {
+      logger.warn({ signal: sig }, 'Second signal: exiting without waiting for helm');
+      process.exit(1);
+    }
+    logger.info({ signal: sig }, 'Stopping: waiting for running helm processes (SIGTERM sent to them)');
+    stop.abort(new Error(`received ${sig}`));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return stop.signal;
 }
 
 /** Runs a tool command with the real environment; Ctrl-C aborts it; errors print one line and exit 1. */

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
+import { checkChartDir } from './chart-dir.js';
+import { labelSelectorString } from './label-selector.js';
 import type { Env } from './overrides.js';
-import { checkChartDir, labelSelectorString, loadWatches, parseWatches } from './watches.js';
+import { loadWatches, parseWatches } from './watches.js';
 
 const CWD = '/op';
 const CHARTS = new Set(['/op/charts/nginx', '/op/charts/redis', '/abs/chart']);

@@ -1,38 +1,31 @@
 // Reads and validates watches.yaml (operator-sdk helm-operator format) into Watch objects: defaults applied, overrides
-// env-expanded, charts resolved against the working directory, selectors rendered as label-selector strings.
-// Called once at startup by the CLI. Reports every problem of the file in one ConfigError; never touches the cluster
-// and never reads process.env or process.cwd() (both are passed in).
-import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// env-expanded, charts resolved against the working directory, selectors rendered as label-selector strings. Called
+// at startup by the CLI (the operator and `cleanup`) and by the scaffold's RBAC generator. Reports every problem of
+// the file in one ConfigError; never touches the cluster, never reads process.env or process.cwd() (both passed in).
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { checkChartDir, fsProblem } from './chart-dir.js';
 import { parseDuration } from './duration.js';
-import { type Env, expandOverrideValue, parseOverrides, yamlScalarToString } from './overrides.js';
+import { canonicalFields, describe, isMapping, isSet, q, type Report } from './fields.js';
+import { DNS_SUBDOMAIN, type LabelSelector, labelSelectorString, readSelector } from './label-selector.js';
+import { readOverrides } from './override-values.js';
+import type { Env } from './overrides.js';
 import {
-  isMap,
   isNode,
   isScalar,
   isSeq,
   LineCounter,
-  type Pair,
   type ParsedNode,
-  parse,
   parseAllDocuments,
   type Scalar,
   type Tags,
 } from './yaml.js';
+import { yamlScalarToString } from './yaml-scalar.js';
 
-const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
-export type SelectorOperator = (typeof OPERATORS)[number];
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: SelectorOperator;
-  values?: string[];
-}
-/** metav1.LabelSelector; both parts are ANDed. */
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
+// Re-exported for the manager and the cleanup command, which name each watch's chart.
+export { chartName } from './chart-dir.js';
+export type { LabelSelector, LabelSelectorRequirement, SelectorOperator } from './label-selector.js';
 
 /** One watches.yaml entry, validated and defaulted. */
 export interface Watch {
@@ -80,7 +73,6 @@ export interface LoadedWatches {
   warnings: string[];
 }
 
-type Report = (message: string) => void;
 interface Context {
   options: ParseWatchesOptions;
   lineOf: (node: unknown) => number | undefined;
@@ -95,11 +87,8 @@ const FIELDS = [
   ...['reconcilePeriod', 'maxConcurrentReconciles', 'dryRunOption'],
 ];
 const KNOWN_DRY_RUN = ['client', 'server', 'none', 'true', 'false'];
-const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^(?=.{1,63}$)[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
-const LABEL_NAME = /^(?=.{1,63}$)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_CHARS = 'letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
 
 /** Reads `path` (relative to `cwd`) and parses it; a missing or unreadable file is a WATCHES_NOT_FOUND ConfigError. */
 export function loadWatches(path: string, options: LoadWatchesOptions): LoadedWatches {
@@ -186,7 +175,7 @@ function finish({ options, errors, warnings }: Context, watches: Watch[]): Loade
 function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Watch | undefined {
   const line = ctx.lineOf(node);
   const place = `${ctx.options.file}${line ? `:${line}` : ''}: entry ${index + 1}`;
-  if (!isRecord(raw)) {
+  if (!isMapping(raw)) {
     ctx.errors.push(`${place}: must be a mapping with group, version, kind and chart, not ${describe(raw)}`);
     return undefined;
   }
@@ -279,224 +268,4 @@ function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Wa
   if (maxConcurrentReconciles !== undefined) watch.maxConcurrentReconciles = maxConcurrentReconciles;
   if (dryRunOption !== undefined) watch.dryRunOption = dryRunOption;
   return watch;
-}
-
-function readOverrides(raw: unknown, entryNode: unknown, env: Env, fail: Report, warn: Report): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (isSet(raw) && !isRecord(raw))
-    fail(`overrideValues: must be a mapping such as {image.tag: "1.2"}, not ${describe(raw)}`);
-  if (!isRecord(raw)) return out;
-  let ok = true;
-  for (const [key, value] of Object.entries(raw)) {
-    const text = yamlScalarToString(value);
-    const source = scalarSource(entryNode, key);
-    if (text !== undefined && typeof value !== 'string' && source !== undefined && source !== text) {
-      warn(
-        `overrideValues ${q(key)}: the unquoted YAML value ${source} becomes ${q(text)} (as in operator-sdk); quote it to keep the text`,
-      );
-    }
-    try {
-      if (text === undefined)
-        throw new ConfigError(
-          `overrideValues ${q(key)}: must be a single value, not ${describe(value)}; use dotted keys such as "image.tag" for nested values`,
-        );
-      Object.defineProperty(out, key, { value: expandOverrideValue(key, text, env), enumerable: true, writable: true });
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      ok = false;
-      fail(err.message);
-    }
-  }
-  try {
-    if (ok) parseOverrides(out); // fail at startup rather than at every reconcile, as operator-sdk would
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    fail(err.message);
-  }
-  return out;
-}
-
-/** The YAML text of `overrideValues[key]` in the entry's syntax tree, when it is written there as a scalar. */
-function scalarSource(entryNode: unknown, key: string): string | undefined {
-  const keyIs = (name: string) => (p: Pair) => isScalar(p.key) && String(p.key.value).toLowerCase() === name;
-  const values = isMap(entryNode) ? entryNode.items.find(keyIs('overridevalues'))?.value : undefined;
-  const pair = isMap(values) ? values.items.find((p) => isScalar(p.key) && String(p.key.value) === key) : undefined;
-  return isScalar(pair?.value) ? pair.value.source : undefined;
-}
-
-function readSelector(raw: unknown, fail: Report, warn: Report): LabelSelector | undefined {
-  if (!isRecord(raw)) {
-    fail(`selector: must be a mapping with matchLabels and/or matchExpressions, not ${describe(raw)}`);
-    return undefined;
-  }
-  const { fields, notes } = canonicalFields(raw, ['matchLabels', 'matchExpressions'], 'selector.');
-  notes.forEach(warn);
-  const selector: LabelSelector = {};
-  const labels = fields.get('matchLabels');
-  if (isSet(labels) && !isRecord(labels))
-    fail(`selector.matchLabels: must be a mapping such as {app: nginx}, not ${describe(labels)}`);
-  for (const [key, value] of Object.entries(isRecord(labels) ? labels : {})) {
-    const text = yamlScalarToString(value);
-    const problem = text === undefined ? `must be a string, not ${describe(value)}` : labelValueProblem(text);
-    if (labelKeyProblem(key)) fail(`selector.matchLabels: ${q(key)} is not a valid label key; ${labelKeyProblem(key)}`);
-    if (problem) fail(`selector.matchLabels ${q(key)}: ${problem}`);
-    else if (text !== undefined) selector.matchLabels = { ...selector.matchLabels, [key]: text };
-  }
-  const expressions = fields.get('matchExpressions');
-  if (isSet(expressions) && !Array.isArray(expressions)) {
-    fail(`selector.matchExpressions: must be a list of {key, operator, values}, not ${describe(expressions)}`);
-  }
-  for (const [i, e] of (Array.isArray(expressions) ? expressions : []).entries()) {
-    const requirement = readRequirement(e, `selector.matchExpressions[${i}]`, fail, warn);
-    if (requirement) selector.matchExpressions = [...(selector.matchExpressions ?? []), requirement];
-  }
-  return selector.matchLabels || selector.matchExpressions ? selector : undefined;
-}
-
-function readRequirement(raw: unknown, path: string, fail: Report, warn: Report): LabelSelectorRequirement | undefined {
-  if (!isRecord(raw)) {
-    fail(`${path}: must be a mapping with key, operator and values, not ${describe(raw)}`);
-    return undefined;
-  }
-  const { fields, notes } = canonicalFields(raw, ['key', 'operator', 'values'], `${path}.`);
-  notes.forEach(warn);
-  let ok = true;
-  const bad: Report = (message) => {
-    ok = false;
-    fail(`${path}.${message}`);
-  };
-  const key = yamlScalarToString(fields.get('key')) ?? '';
-  if (labelKeyProblem(key)) bad(`key: ${q(key)} is not a valid label key; ${labelKeyProblem(key)}`);
-  const opText = yamlScalarToString(fields.get('operator')) ?? '';
-  const operator = OPERATORS.find((o) => o === opText);
-  const guess = OPERATORS.find((o) => o.toLowerCase() === opText.toLowerCase().replace(/[^a-z]/g, ''));
-  if (!operator)
-    bad(`operator: ${q(opText)} is not one of ${OPERATORS.join(', ')}${guess ? `; write ${q(guess)}` : ''}`);
-  const rawValues = fields.get('values');
-  const texts = Array.isArray(rawValues) ? rawValues.map(yamlScalarToString) : isSet(rawValues) ? [undefined] : [];
-  const values = texts.filter((v) => v !== undefined);
-  if (values.length < texts.length) bad(`values: must be a list of strings such as [a, b], not ${describe(rawValues)}`);
-  else if ((operator === 'In' || operator === 'NotIn') && values.length === 0) {
-    bad(`values: operator ${operator} needs at least one value; add values: [...]`);
-  } else if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0) {
-    bad(`values: operator ${operator} takes no values; remove them`);
-  }
-  for (const [i, v] of values.entries()) if (labelValueProblem(v)) bad(`values[${i}]: ${labelValueProblem(v)}`);
-  if (!ok || !operator) return undefined;
-  return values.length > 0 ? { key, operator, values } : { key, operator };
-}
-
-function labelKeyProblem(key: string): string | undefined {
-  const [prefix, name = '', ...rest] = key.includes('/') ? key.split('/') : ['', key];
-  if (rest.length > 0 || (key.includes('/') && !DNS_SUBDOMAIN.test(prefix ?? ''))) {
-    return 'a prefix is a lowercase DNS subdomain followed by one "/", e.g. "example.com/tier"';
-  }
-  return LABEL_NAME.test(name) ? undefined : `the name must be 1-63 ${LABEL_CHARS}`;
-}
-
-function labelValueProblem(value: string): string | undefined {
-  return value === '' || LABEL_NAME.test(value)
-    ? undefined
-    : `${q(value)} is not a valid label value; use "" or 1-63 ${LABEL_CHARS}`;
-}
-
-/** A selector as a Kubernetes labelSelector query: requirements sorted by key, In/NotIn values sorted. */
-export function labelSelectorString(selector: LabelSelector): string {
-  const parts: [string, string][] = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => [k, `${k}=${v}`]);
-  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
-    const list = `(${[...values].sort().join(',')})`;
-    const texts = { In: `${key} in ${list}`, NotIn: `${key} notin ${list}`, Exists: key, DoesNotExist: `!${key}` };
-    parts.push([key, texts[operator]]);
-  }
-  parts.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return parts.map(([, text]) => text).join(',');
-}
-
-/** Matches keys to known fields case-insensitively, like Go's encoding/json; notes say what looks wrong. */
-function canonicalFields(raw: Record<string, unknown>, known: readonly string[], path: string) {
-  const fields = new Map<string, unknown>();
-  const spelledAs = new Map<string, string>();
-  const notes: string[] = [];
-  const simple = (k: string) => k.toLowerCase().replace(/[^a-z0-9]/g, '');
-  for (const [key, value] of Object.entries(raw)) {
-    const canonical = known.find((k) => k.toLowerCase() === key.toLowerCase());
-    const guess = known.find(
-      (k) => simple(key).length > 3 && (simple(k).startsWith(simple(key)) || simple(key).startsWith(simple(k))),
-    );
-    const previous = canonical && spelledAs.get(canonical);
-    if (!canonical) {
-      const fix = guess ? `did you mean ${q(path + guess)}?` : 'remove it or fix its spelling';
-      notes.push(`unknown key ${q(path + key)} is ignored (operator-sdk silently ignores it); ${fix}`);
-      continue;
-    }
-    if (key !== canonical)
-      notes.push(
-        `key ${q(path + key)} is read as ${q(path + canonical)} (keys are case-insensitive, as in operator-sdk); write ${q(canonical)}`,
-      );
-    if (previous)
-      notes.push(
-        `${q(path + previous)} and ${q(path + key)} set the same field; the last one wins, as in operator-sdk`,
-      );
-    spelledAs.set(canonical, key);
-    fields.set(canonical, value);
-  }
-  return { fields, notes };
-}
-
-/** Helm's chartutil.IsChartDir on the real filesystem: why `dir` is not an unpacked chart, or undefined. */
-export function checkChartDir(dir: string): string | undefined {
-  try {
-    if (!statSync(dir).isDirectory()) {
-      return /\.(tgz|tar\.gz)$/.test(dir)
-        ? 'it is a packed chart; unpack it (tar xzf) and point at the directory'
-        : 'it is a file, not a directory';
-    }
-  } catch (err) {
-    return fsProblem(err);
-  }
-  let meta: unknown;
-  try {
-    meta = parse(readFileSync(join(dir, 'Chart.yaml'), 'utf8'));
-  } catch (err) {
-    return isRecord(err) && err.code === 'ENOENT'
-      ? 'it has no Chart.yaml'
-      : `its Chart.yaml cannot be read: ${fsProblem(err)}`;
-  }
-  return isRecord(meta) && yamlScalarToString(meta.name) ? undefined : 'its Chart.yaml has no "name"';
-}
-
-function fsProblem(err: unknown): string {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
-  if (code === 'ENOENT') return 'it does not exist';
-  if (code === 'EISDIR') return 'it is a directory';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-function isSet(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
-function describe(value: unknown): string {
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return `the string ${q(value)}`;
-  if (typeof value === 'number' || typeof value === 'bigint') return `the number ${yamlScalarToString(value)}`;
-  if (typeof value === 'boolean') return `the boolean ${value}`;
-  return isSet(value) ? 'a mapping' : 'null';
-}
-
-function q(text: string): string {
-  return JSON.stringify(text);
-}
-
-/** The `name` in a chart directory's Chart.yaml (the directory was validated by loadWatches). */
-export function chartName(dir: string): string {
-  const meta: unknown = parse(readFileSync(join(dir, 'Chart.yaml'), 'utf8'));
-  const name = isRecord(meta) ? yamlScalarToString(meta.name) : undefined;
-  if (!name) throw new ConfigError(`${join(dir, 'Chart.yaml')} has no "name"`);
-  return name;
 }

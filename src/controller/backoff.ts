@@ -1,7 +1,8 @@
 // Per-key exponential backoff for rate-limited requeues, like client-go's ItemExponentialFailureRateLimiter:
-// the n-th consecutive failure of a key waits base * 2^n ms, capped at max. Used by WorkQueue.addRateLimited.
-// Pure bookkeeping: it never schedules timers or reads the clock.
+// the n-th consecutive failure of a key waits base * 2^n ms, capped at max (core/backoff.ts's formula). Used by
+// WorkQueue.addRateLimited. Pure bookkeeping: it never schedules timers or reads the clock.
 
+import { backoffDelay } from '../core/backoff.js';
 import { ConfigError } from '../core/errors.js';
 
 /** What WorkQueue needs from a rate limiter; ExponentialBackoff is the default implementation. */
@@ -41,9 +42,7 @@ export class ExponentialBackoff<K extends string = string> implements RateLimite
   when(key: K): number {
     const exponent = this.#failures.get(key) ?? 0;
     this.#failures.set(key, exponent + 1);
-    const delay = this.#baseMs * 2 ** exponent;
-    // 2 ** exponent becomes Infinity after ~1000 failures; Math.min caps that too.
-    return Math.min(delay, this.#maxMs);
+    return backoffDelay(exponent, { baseMs: this.#baseMs, maxMs: this.#maxMs });
   }
 
   forget(key: K): void {

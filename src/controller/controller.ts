@@ -1,11 +1,14 @@
 // A controller: event sources (informers) feed "namespace/name" keys into a WorkQueue, and N workers hand them to
-// a reconcile function (errors → per-key backoff, requeueAfter → delayed add). Generic: knows nothing about Helm.
-// Called by the CLI per watched kind; never reads the environment and never exits the process.
-import { randomUUID } from 'node:crypto';
+// a Reconciler; reconcile-handler.ts applies each result (contract.ts's requeue rules, the log line, the metrics). Generic:
+// knows nothing about Helm. Built by the manager per watched kind; never reads the environment or exits.
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { type Outcome, runWorkers } from './workers.js';
+import type { ControllerMetrics, Reconciler } from './contract.js';
+import type { ReconcileTracker } from './reconcile-handler.js';
+import { runWorkers } from './workers.js';
 import { WorkQueue } from './workqueue.js';
+
+export type { ControllerMetrics, ReconcileResult } from './contract.js';
 
 /** Something that produces keys (an informer wired to `enqueue`) and can say when its first list is in. */
 export interface Source {
@@ -15,26 +18,11 @@ export interface Source {
   hasSynced(): boolean;
 }
 
-/** controller_runtime_reconcile_total's result label. */
-export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
-
-/** Where one controller reports its reconcile and workqueue metrics; implementations must not throw. */
-export interface ControllerMetrics {
-  /** The controller starts: its worker count and a live view of its queue depth. */
-  init(maxConcurrent: number, depth: () => number): void;
-  reconciled(result: ReconcileResult, seconds: number): void;
-  activeWorkers(delta: 1 | -1): void;
-  queueAdd(): void;
-  queueGet(key: string, waitSeconds: number): void;
-  queueDone(key: string, workSeconds: number): void;
-  queueRetry(): void;
-}
-
 export interface ControllerOptions {
   /** `<lowercase kind>-controller`, as operator-sdk names it; used in logs. */
   readonly name: string;
   /** Reconciles one key; `log` carries the controller name and a fresh reconcileID. */
-  readonly reconcile: (key: string, signal: AbortSignal, log: Logger) => Promise<Outcome>;
+  readonly reconcile: Reconciler['reconcile'];
   /** Workers; the same key is never reconciled by two at once. */
   readonly concurrency: number;
   readonly clock: Clock;
@@ -106,6 +94,17 @@ export class Controller {
     this.queue.forget(key);
   }
 
+  /** The dependent-trigger bookkeeping around each reconcile. */
+  readonly #track: ReconcileTracker = {
+    began: (key) => this.#running.set(key, false),
+    settled: (key, s) => {
+      if (!s.ok) return void this.#failing.add(key);
+      this.#failing.delete(key);
+      if (this.#running.get(key) === true) this.queue.add(key);
+    },
+    finished: (key) => this.#running.delete(key),
+  };
+
   addSource(source: Source): void {
     this.#sources.push(source);
   }
@@ -130,32 +129,10 @@ export class Controller {
         queue: this.queue,
         concurrency: this.#o.concurrency,
         signal,
-        handle: async (key, s) => {
-          const rlog = log.child({ reconcileID: randomUUID() });
-          const started = performance.now();
-          const seconds = () => (performance.now() - started) / 1000;
-          m?.activeWorkers(1);
-          try {
-            this.#running.set(key, false);
-            const outcome = await this.#o.reconcile(key, s, rlog);
-            this.#failing.delete(key);
-            if (this.#running.get(key) === true) this.queue.add(key);
-            rlog.debug({ key, ms: Math.round(performance.now() - started) }, 'Reconciled');
-            const after = outcome.requeueAfterMs;
-            m?.reconciled(after !== undefined && after > 0 ? 'requeue_after' : 'success', seconds());
-            return outcome;
-          } catch (err) {
-            // Every throw is an error, a RetryLaterError included (controller-runtime counts every returned error).
-            m?.reconciled('error', seconds());
-            this.#failing.add(key);
-            const e = err as { message?: string; code?: string };
-            rlog.error({ key, code: e.code, err: e.message }, 'Reconciler error');
-            throw err;
-          } finally {
-            this.#running.delete(key);
-            m?.activeWorkers(-1);
-          }
-        },
+        handle: (key, s, rlog) => this.#o.reconcile(key, s, rlog),
+        logger: log,
+        ...(m ? { metrics: m } : {}),
+        track: this.#track,
       });
     } finally {
       signal.removeEventListener('abort', onAbort);

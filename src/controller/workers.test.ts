@@ -1,14 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { flush } from '../../test/support/flush.js';
 import { ConfigError, TerminalError } from '../core/errors.js';
 import type { Outcome } from './workers.js';
 import { runWorkers } from './workers.js';
 import { WorkQueue } from './workqueue.js';
 
 const never = new AbortController().signal;
-
-/** Lets every pending promise continuation run (setImmediate runs after the microtask queue is empty). */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface Gate {
   readonly promise: Promise<void>;

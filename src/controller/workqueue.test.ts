@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { flush } from '../../test/support/flush.js';
 import { WorkQueue } from './workqueue.js';
 
 const never = new AbortController().signal;
-
-/** Lets every pending promise continuation run (setImmediate runs after the microtask queue is empty). */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Tracks whether a promise has settled, without awaiting it. */
 function track<T>(promise: Promise<T>): { settled: boolean; value: T | undefined } {

@@ -1,9 +1,10 @@
-// The operator's error tree: every error has a stable `code` (listed in the README's error table) and keeps its
-// `cause`. TerminalError means "do not retry"; every other error is retried with per-key backoff.
-// Imported by every layer; imports nothing from src/.
+// The operator's error tree: every error has a stable `code` from the closed set in core/codes.ts (and the README's
+// error table) and keeps its `cause`. TerminalError means "do not retry"; every other error is retried with
+// per-key backoff. Imported by every layer; imports only core/codes.ts.
+import type { ConfigCode, ErrorCode } from './codes.js';
 
 export abstract class OperatorError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
@@ -12,8 +13,8 @@ export abstract class OperatorError extends Error {
 
 /** Bad configuration (flags, watches.yaml, environment): reported at startup, before touching the cluster. */
 export class ConfigError extends OperatorError {
-  readonly code: string;
-  constructor(message: string, options?: ErrorOptions & { code?: string }) {
+  readonly code: ConfigCode;
+  constructor(message: string, options?: ErrorOptions & { code?: ConfigCode }) {
     super(message, options);
     this.code = options?.code ?? 'CONFIG_INVALID';
   }
@@ -30,9 +31,10 @@ export function isTerminal(err: unknown): boolean {
 
 /** A retryable failure that asks the work queue to wait at least `retryAfterMs` before the next attempt. */
 export class RetryLaterError extends OperatorError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retryAfterMs: number;
-  constructor(message: string, retryAfterMs: number, options?: ErrorOptions & { code?: string }) {
+  /** `code`: the failure's own code (e.g. HELM_COMMAND_FAILED), so logs show it rather than RETRY_LATER. */
+  constructor(message: string, retryAfterMs: number, options?: ErrorOptions & { code?: ErrorCode }) {
     super(message, options);
     this.retryAfterMs = retryAfterMs;
     this.code = options?.code ?? 'RETRY_LATER';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { DriftCorrection, DriftRepairer, DriftResult } from '../drift/repair.js';
 import { manifestObjects } from '../helm/manifest.js';
-import { NotFoundError } from '../kube/errors.js';
-import type { ApiResource, GroupVersionKind } from '../kube/types.js';
+import type { ApiResource } from '../kube/types.js';
 import type { CustomResource } from '../reconciler/types.js';
 import { dependentsPort } from './port.js';
 import type { DependentWatcher } from './watcher.js';
@@ -87,15 +87,11 @@ function setup(result: DriftResult = NOTHING, opts: { unknownKinds?: string[]; w
   const repairs: { manifest: string; namespace: string; signal: AbortSignal; log: Logger }[] = [];
   const events: { cr: CustomResource; type: string; reason: string; message: string }[] = [];
   const counted: DriftCorrection[] = [];
-  const kube = {
-    async discover(gvk: GroupVersionKind, { signal }: { signal: AbortSignal }): Promise<ApiResource> {
-      signal.throwIfAborted();
-      discovered.push(`${gvk.group}/${gvk.version}/${gvk.kind}`);
-      const res = KNOWN.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
-      if (!res || opts.unknownKinds?.includes(gvk.kind)) throw new NotFoundError({ status: 404 });
-      return res;
-    },
-  };
+  const kube = new FakeKubeApi({ served: KNOWN.filter((r) => !opts.unknownKinds?.includes(r.kind)) });
+  kube.on('before', { verb: 'discover' }, ({ gvk, options }) => {
+    (options as { signal: AbortSignal }).signal.throwIfAborted();
+    discovered.push(`${gvk?.group}/${gvk?.version}/${gvk?.kind}`);
+  });
   const watcher = {
     ensure(resources: readonly ApiResource[]) {
       ensured.push([...resources]);

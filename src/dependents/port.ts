@@ -1,7 +1,8 @@
 // The reconciler's DependentsPort, built from the dependent watcher and the drift repairer: after each successful
 // reconcile it makes sure the manifest's kinds are watched and, when no helm action ran, repairs drift and reports
-// it (DriftCorrected events, the corrections counter, logs). Built per controller by runOperator.
+// it (DriftCorrected events, the corrections counter, logs). Built per controller by manager/reconciler.ts.
 // Never throws for a drift it cannot repair (that is a warning event); only aborts propagate.
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { type DriftCorrection, type DriftRepairer, describeCorrection } from '../drift/repair.js';
 import { parseApiVersion } from '../kube/paths.js';
@@ -64,7 +65,7 @@ async function watchKinds(
       known.add(id);
     } catch (err) {
       if (signal.aborted) throw err;
-      log.warn({ apiVersion, kind, err: String(err) }, 'Cannot watch dependent kind');
+      log.warn({ apiVersion, kind, err: errFields(err) }, 'Cannot watch dependent kind');
     }
   }
   watcher.ensure(fresh);

@@ -2,12 +2,12 @@
 // updates do not; an update carrying the resourceVersion drift repair just wrote is its own echo and is dropped.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
-import { configMap, configMaps, FakeKubeClient, page } from '../../test/fakes/kube.js';
+import { configMap, configMaps, FakeKubeApi, page } from '../../test/fakes/kube-api.js';
+import { flush } from '../../test/support/flush.js';
 import { silentLogger } from '../core/logger.js';
 import type { KubeObject } from '../kube/types.js';
 import { type DependentTrigger, DependentWatcher } from './watcher.js';
 
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 const owned = (name: string, rv: string, data: Record<string, string> = {}): KubeObject =>
   configMap(name, rv, {
     metadata: {
@@ -23,7 +23,7 @@ let stop: AbortController | undefined;
 afterEach(() => stop?.abort());
 
 async function setup() {
-  const client = new FakeKubeClient();
+  const client = new FakeKubeApi({ scriptedLists: true });
   const triggers: DependentTrigger[] = [];
   stop = new AbortController();
   const watcher = new DependentWatcher({

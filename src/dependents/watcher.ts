@@ -3,12 +3,13 @@
 // CR's controller and answers cache lookups for drift repair. Called by the operator's dependents adapter.
 // Never caches objects outside this operator's charts (the selector is the chart label): no cluster-wide Secrets.
 import { Informer } from '../cache/informer.js';
+import { changedBeyondBookkeeping } from '../controller/predicates.js';
 import type { Clock } from '../core/clock.js';
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { CHART_LABEL } from '../ownership/rules.js';
 import { ownerOf } from './mapping.js';
-import { changedBeyondBookkeeping } from './predicates.js';
 
 /** What a dependent event asks for: reconcile the CR `key` of the kind `groupKind` (`Kind.group`). */
 export interface DependentTrigger {
@@ -113,7 +114,7 @@ export class DependentWatcher {
       clock: this.#o.clock,
       onEvent: (e) => {
         if (e.type === 'error') {
-          log.warn({ kind: res.kind, namespace, phase: e.phase, err: String(e.error) }, 'Dependent watch error');
+          log.warn({ kind: res.kind, namespace, phase: e.phase, err: errFields(e.error) }, 'Dependent watch error');
         }
       },
     });

@@ -1,6 +1,6 @@
 // The objects of a rendered deployment (the output of `kubectl kustomize config/default`): parsed from YAML, the
-// CustomResourceDefinitions among them, and the order in which to delete the rest. Pure; called by undeploy.
-// Never touches the cluster.
+// CustomResourceDefinitions among them, and the order in which to delete the rest. Pure; called only by
+// deploy/undeploy.ts. Never touches the cluster.
 import { manifestObjects } from '../helm/manifest.js';
 import type { GroupVersionKind } from '../kube/types.js';
 

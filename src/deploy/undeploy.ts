@@ -1,7 +1,7 @@
-// `helm-operator undeploy`: takes an operator out of a cluster without stranding custom resources. It deletes every
-// CR of the deployment's kinds in all namespaces FIRST and waits, while the operator still runs, until their
-// finalizers are gone (releases uninstalled); only then deletes the operator, its RBAC, the CRDs and the namespace.
-// Called by cmd/cli.ts (`make undeploy`). On timeout it deletes nothing else and says how to finish.
+// `helm-operator undeploy` (run by `make undeploy`): takes an operator out of a cluster without stranding custom
+// resources. It deletes every CR of the deployment's kinds in all namespaces FIRST and waits, while the operator still
+// runs, until their finalizers are gone; only then deletes the operator, its RBAC, the CRDs and the namespace.
+// Called by cmd/tools.ts (runUndeploy). On timeout it deletes nothing else and says how to finish.
 import type { Clock } from '../core/clock.js';
 import { OperatorError } from '../core/errors.js';
 import { NotFoundError } from '../kube/errors.js';

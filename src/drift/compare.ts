@@ -3,6 +3,7 @@
 // A subset check in SSA's spirit: it must never report fields others added (labels, env vars, list elements) or
 // values the server leaves out (null, zero values, empty maps and lists: see zero.ts) as drift, and it never does
 // I/O. Quantities and Secret stringData are compared as the API server stores them.
+import { isRecord } from '../core/guards.js';
 import { sameQuantity } from './quantity.js';
 import { coveredAsAbsent, isUnset, type Trail } from './zero.js';
 
@@ -63,10 +64,6 @@ class Diffs {
   }
 }
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function keyPath(path: string, key: string): string {
   if (!SIMPLE_KEY.test(key)) return `${path}[${JSON.stringify(key)}]`;
   return path === '' ? key : `${path}.${key}`;
@@ -88,7 +85,7 @@ export function driftOf(desired: Record<string, unknown>, live: Record<string, u
   const secret = desired.kind === 'Secret';
   for (const [key, want] of Object.entries(desired)) {
     if (IGNORED_TOP.has(key) || (secret && (key === 'data' || key === 'stringData'))) continue;
-    if (key === 'metadata' && isObj(want)) {
+    if (key === 'metadata' && isRecord(want)) {
       const kept = Object.entries(want).filter(([k]) => !IGNORED_METADATA.has(k));
       walk(Object.fromEntries(kept), live.metadata, [key], key, out);
     } else {
@@ -103,7 +100,7 @@ function walk(want: unknown, got: unknown, trail: Trail, path: string, out: Diff
   if (out.full || coveredAsAbsent(want, got, trail)) return;
   if (Array.isArray(want)) {
     walkList(want, got, trail, path, out);
-  } else if (isObj(want)) {
+  } else if (isRecord(want)) {
     walkMap(want, got, trail, path, out);
   } else if (want !== got && !(isQuantityPath(trail) && sameQuantity(want, got))) {
     out.add(path, want, got);
@@ -112,11 +109,11 @@ function walk(want: unknown, got: unknown, trail: Trail, path: string, out: Diff
 
 function walkMap(want: Obj, got: unknown, trail: Trail, path: string, out: Diffs): void {
   const entries = Object.entries(want);
-  if (!isUnset(got) && !isObj(got)) {
+  if (!isUnset(got) && !isRecord(got)) {
     out.add(path, want, got);
     return;
   }
-  const live: Obj = isObj(got) ? got : {};
+  const live: Obj = isRecord(got) ? got : {};
   for (const [key, value] of entries) walk(value, live[key], [...trail, key], keyPath(path, key), out);
 }
 
@@ -142,7 +139,7 @@ function walkList(want: unknown[], got: unknown, trail: Trail, path: string, out
     const id = w[key] as string | number;
     const elementPath = idPath(path, key, id);
     const elementTrail = [...trail, i];
-    const candidates = live.filter((l) => isObj(l) && l[key] === id);
+    const candidates = live.filter((l) => isRecord(l) && l[key] === id);
     const [first] = candidates;
     if (first === undefined) {
       out.add(elementPath, w, undefined);
@@ -160,7 +157,7 @@ function covers(want: unknown, got: unknown, trail: Trail): boolean {
 
 /** The merge key of a list of objects: the first key every element has, as a string or number, unique among them. */
 function mergeKeyOf(want: unknown[], trail: Trail): string | undefined {
-  if (!want.every(isObj)) return undefined;
+  if (!want.every(isRecord)) return undefined;
   const field = trail[trail.length - 1];
   const preferred = typeof field === 'string' ? (PREFERRED_KEYS.get(field) ?? []) : [];
   for (const key of [...preferred, ...MERGE_KEYS]) {
@@ -189,9 +186,9 @@ function isQuantityPath(trail: Trail): boolean {
  * Desired data is compared as bytes, since the server re-encodes base64.
  */
 function secretDrift(desired: Obj, live: Obj, out: Diffs): void {
-  const gotData: Obj = isObj(live.data) ? live.data : {};
-  const stringData: Obj = isObj(desired.stringData) ? desired.stringData : {};
-  if (isObj(desired.data)) {
+  const gotData: Obj = isRecord(live.data) ? live.data : {};
+  const stringData: Obj = isRecord(desired.stringData) ? desired.stringData : {};
+  if (isRecord(desired.data)) {
     for (const [key, want] of Object.entries(desired.data)) {
       if (!isUnset(stringData[key])) continue;
       const bytes = typeof want === 'string' ? Buffer.from(want, 'base64') : want;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeKube } from '../../test/fakes/drift-kube.js';
+import { fakeKube } from '../../test/support/drift-cluster.js';
 import { silentLogger } from '../core/logger.js';
 import type { KubeObject } from '../kube/types.js';
 import { DriftConfirmer, sameStored } from './confirm.js';
@@ -75,7 +75,7 @@ describe('DriftRepairer.repair, confirming a suspected drift with a server-side 
     it('asks again once the object changed (a new resourceVersion)', async () => {
       const { f, repair } = setup([liveWeb()]);
       await repair();
-      f.store.set('deployments/team/web', liveWeb({ resourceVersion: '8' }));
+      f.kube.put(liveWeb({ resourceVersion: '8' }));
       await repair();
       expect(f.dryRuns).toHaveLength(2);
       expect(f.patches).toEqual([]);
@@ -169,14 +169,8 @@ spec:
     it('rejects and writes nothing', async () => {
       const controller = new AbortController();
       const f = fakeKube([liveWeb()], {}, { mutate: mirrorImages });
-      const kube = {
-        ...f.kube,
-        async patch(...args: Parameters<typeof f.kube.patch>) {
-          controller.abort(new Error('stopping'));
-          return f.kube.patch(...args);
-        },
-      };
-      const repair = new DriftRepairer({ kube }).repair(MANIFEST, NS, controller.signal, silentLogger);
+      f.kube.on('before', { verb: 'patch' }, () => controller.abort(new Error('stopping')));
+      const repair = new DriftRepairer({ kube: f.kube }).repair(MANIFEST, NS, controller.signal, silentLogger);
       await expect(repair).rejects.toThrow('stopping');
       expect(f.patches).toEqual([]);
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeKube } from '../../test/fakes/drift-kube.js';
+import { fakeKube } from '../../test/support/drift-cluster.js';
 import { silentLogger } from '../core/logger.js';
 import type { ApiResource, KubeObject } from '../kube/types.js';
 import { DRIFT_FIELD_MANAGER, type DriftCorrection, DriftRepairer, describeCorrection } from './repair.js';
@@ -244,6 +244,18 @@ describe('DriftRepairer.repair', () => {
       expect(f.patches.map((p) => p.name)).toEqual(['settings', 'web', 'reader']);
     });
 
+    it('skips, without a failure, an object the API server refuses because its namespace is being deleted', async () => {
+      const terminating = new Error(
+        'configmaps "settings" is forbidden: unable to create new content in namespace team because it is being terminated',
+      );
+      const f = fakeKube([], { settings: terminating });
+
+      const result = await new DriftRepairer({ kube: f.kube }).repair(MANIFEST, NS, signal(), silentLogger);
+
+      expect(result.failed).toEqual([]);
+      expect(result.corrected.map((c) => c.name)).toEqual(['web', 'reader']);
+    });
+
     it('reports a kind that discovery does not know as a failure, without stopping', async () => {
       const manifest = `${MANIFEST}---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n`;
       const f = fakeKube(inSync());
@@ -269,18 +281,14 @@ describe('DriftRepairer.repair', () => {
     it('stops at the object where it was aborted', async () => {
       const controller = new AbortController();
       const f = fakeKube([]);
-      const kube = {
-        ...f.kube,
-        async patch(...args: Parameters<typeof f.kube.patch>) {
-          await f.kube.patch(...args);
-          controller.abort(new Error('stopping'));
-          throw new Error('connection reset');
-        },
-      };
+      f.kube.on('after', { verb: 'patch' }, () => {
+        controller.abort(new Error('stopping'));
+        throw new Error('connection reset');
+      });
 
-      await expect(new DriftRepairer({ kube }).repair(MANIFEST, NS, controller.signal, silentLogger)).rejects.toThrow(
-        'connection reset',
-      );
+      await expect(
+        new DriftRepairer({ kube: f.kube }).repair(MANIFEST, NS, controller.signal, silentLogger),
+      ).rejects.toThrow('connection reset');
       expect(f.patches.map((p) => p.name)).toEqual(['settings']);
     });
   });

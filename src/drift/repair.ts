@@ -3,6 +3,7 @@
 // chart's fields back by server-side apply with a dedicated field manager (fields others added are kept). Called by
 // the reconciler on reconciles that need no helm action. Never spawns helm, never deletes, and never puts object
 // contents (values) in events, logs or errors.
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { manifestObjects } from '../helm/manifest.js';
 import { NotFoundError } from '../kube/errors.js';
@@ -47,6 +48,8 @@ export interface DriftRepairOptions {
 }
 
 const MAX_PARSED = 512;
+/** The API server's refusal to create anything in a namespace that is being deleted. */
+const NAMESPACE_TERMINATING = /because it is being terminated/;
 
 export class DriftRepairer {
   readonly #o: DriftRepairOptions;
@@ -76,8 +79,16 @@ export class DriftRepairer {
       } catch (err) {
         if (signal.aborted) throw err;
         const message = err instanceof Error ? err.message : String(err);
+        if (NAMESPACE_TERMINATING.test(message)) {
+          // The namespace is being deleted: nothing can be created in it, and the CR goes with it.
+          log.debug({ kind, object: `${where.namespace}/${name}` }, 'Drift repair skipped: namespace terminating');
+          continue;
+        }
         failed.push({ kind, namespace: where.namespace, name, message });
-        log.warn({ kind, name, err: message }, 'Drift repair failed');
+        log.warn(
+          { kind, object: where.namespace ? `${where.namespace}/${name}` : name, err: errFields(err) },
+          'Drift repair failed',
+        );
       }
     }
     return { checked: desired.length, corrected, failed };

@@ -1,8 +1,10 @@
 // Decides what happens to one recorded Event, like client-go's EventCorrelator: a per-object token bucket drops
 // floods, and an identical event seen again within the window becomes a count bump on the existing Event.
-// Used by events/recorder.ts. Pure bookkeeping: it never reads the clock, schedules timers or talks to the API.
+// Used by events/recorder.ts; the bucket is core/token-bucket.ts. Pure bookkeeping: it never reads the clock,
+// schedules timers or talks to the API.
 
 import { ConfigError } from '../core/errors.js';
+import { TokenBucket } from '../core/token-bucket.js';
 
 export interface CorrelatorOptions {
   /** Events one object may emit at once (the bucket size). @default 25 */
@@ -37,8 +39,7 @@ export type Decision =
   | { readonly action: 'drop'; readonly droppedForObject: number };
 
 interface Bucket {
-  tokens: number;
-  last: number;
+  readonly tokens: TokenBucket;
   dropped: number;
 }
 
@@ -51,7 +52,7 @@ interface Seen {
 
 export class EventCorrelator {
   readonly #burst: number;
-  readonly #perMs: number;
+  readonly #refillPerMinute: number;
   readonly #windowMs: number;
   readonly #maxEntries: number;
   readonly #buckets = new Map<string, Bucket>();
@@ -70,7 +71,7 @@ export class EventCorrelator {
       throw new ConfigError(`event maxEntries must be an integer ≥ 1, got ${maxEntries}`);
     }
     this.#burst = burst;
-    this.#perMs = refillPerMinute / 60_000;
+    this.#refillPerMinute = refillPerMinute;
     this.#windowMs = windowMs;
     this.#maxEntries = maxEntries;
   }
@@ -78,18 +79,14 @@ export class EventCorrelator {
   /** Takes a token for the object (or drops), then creates a new Event or bumps the identical recent one. */
   observe(obs: Observation): Decision {
     const bucket = touch(this.#buckets, obs.objectKey) ?? {
-      tokens: this.#burst,
-      last: obs.now,
+      tokens: new TokenBucket({ capacity: this.#burst, amount: this.#refillPerMinute, periodMs: 60_000, now: obs.now }),
       dropped: 0,
     };
     remember(this.#buckets, obs.objectKey, bucket, this.#maxEntries);
-    bucket.tokens = Math.min(this.#burst, bucket.tokens + Math.max(0, obs.now - bucket.last) * this.#perMs);
-    bucket.last = Math.max(bucket.last, obs.now);
-    if (bucket.tokens < 1) {
+    if (!bucket.tokens.tryTake(obs.now)) {
       bucket.dropped += 1;
       return { action: 'drop', droppedForObject: bucket.dropped };
     }
-    bucket.tokens -= 1;
 
     const seen = touch(this.#seen, obs.eventKey);
     if (seen !== undefined && obs.now - seen.lastSeen <= this.#windowMs) {

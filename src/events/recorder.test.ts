@@ -1,95 +1,30 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { AlreadyExistsError, ForbiddenError, NotFoundError } from '../kube/errors.js';
-import type { ApiResource, KubeClient, KubeObject, PatchType, WriteOptions } from '../kube/types.js';
+import { ForbiddenError } from '../kube/errors.js';
+import type { KubeObject } from '../kube/types.js';
 import { EventCorrelator } from './correlator.js';
 import { createEventRecorder, type InvolvedObject } from './recorder.js';
 
 const signal = new AbortController().signal;
 const START = Date.UTC(2025, 0, 2, 3, 4, 5);
 
-interface Call {
-  readonly op: 'create' | 'patch';
-  readonly namespace: string;
-  readonly name: string;
-  readonly body: unknown;
-}
+/** An API server storing Events without resourceVersions (the tests compare whole Events); writes can be failed or held at a gate. */
+const eventsKube = () => new FakeKubeApi({ resourceVersions: false });
 
-/** Stores Events by namespace/name; writes can be failed or held at a gate. */
-class EventsKube implements KubeClient {
-  readonly store = new Map<string, KubeObject>();
-  readonly calls: Call[] = [];
-  readonly failures: Error[] = [];
-  gate: Promise<void> | undefined;
+/** The writes the server saw, as `op namespace/name body` records. */
+const writes = (kube: FakeKubeApi) =>
+  kube.callsOf(['create', 'patch']).map((c) => ({
+    op: c.verb,
+    namespace: c.namespace,
+    name: c.name,
+    body: c.verb === 'patch' ? { type: c.patchType, patch: c.body } : c.body,
+  }));
 
-  async create(_res: ApiResource, obj: KubeObject, options: WriteOptions): Promise<KubeObject> {
-    const namespace = obj.metadata.namespace ?? '';
-    const name = obj.metadata.name ?? '';
-    this.calls.push({ op: 'create', namespace, name, body: obj });
-    await this.#wait(options.signal);
-    if (this.store.has(`${namespace}/${name}`)) throw new AlreadyExistsError({ status: 409, reason: 'AlreadyExists' });
-    this.store.set(`${namespace}/${name}`, structuredClone(obj));
-    return obj;
-  }
-
-  async patch(
-    _res: ApiResource,
-    namespace: string,
-    name: string,
-    patch: unknown,
-    type: PatchType,
-    options: WriteOptions,
-  ): Promise<KubeObject> {
-    this.calls.push({ op: 'patch', namespace, name, body: { type, patch } });
-    await this.#wait(options.signal);
-    const existing = this.store.get(`${namespace}/${name}`);
-    if (existing === undefined) throw new NotFoundError({ status: 404 });
-    const merged = { ...existing, ...(patch as object) };
-    this.store.set(`${namespace}/${name}`, merged);
-    return merged;
-  }
-
-  events(): KubeObject[] {
-    return [...this.store.values()];
-  }
-
-  async #wait(abort: AbortSignal): Promise<void> {
-    const failure = this.failures.shift();
-    if (failure !== undefined) throw failure;
-    if (this.gate === undefined) return;
-    await new Promise<void>((resolve, reject) => {
-      abort.addEventListener('abort', () => reject(abort.reason), { once: true });
-      this.gate?.then(resolve);
-    });
-  }
-
-  get(): Promise<KubeObject> {
-    return Promise.reject(new Error('not used'));
-  }
-  list(): Promise<never> {
-    return Promise.reject(new Error('not used'));
-  }
-  update(): Promise<KubeObject> {
-    return Promise.reject(new Error('not used'));
-  }
-  updateStatus(): Promise<KubeObject> {
-    return Promise.reject(new Error('not used'));
-  }
-  delete(): Promise<void> {
-    return Promise.reject(new Error('not used'));
-  }
-  watch(): Promise<void> {
-    return Promise.reject(new Error('not used'));
-  }
-  discover(): Promise<ApiResource> {
-    return Promise.reject(new Error('not used'));
-  }
-  serverVersion(): Promise<never> {
-    return Promise.reject(new Error('not used'));
-  }
-}
+/** The Events the server holds. */
+const stored = (kube: FakeKubeApi): KubeObject[] => [...kube.objects.values()];
 
 interface Line {
   readonly level: string;
@@ -116,7 +51,7 @@ const nginx: InvolvedObject = {
 };
 
 function setup(options: { burst?: number; refillPerMinute?: number; maxPending?: number; signal?: AbortSignal } = {}) {
-  const kube = new EventsKube();
+  const kube = eventsKube();
   const clock = new FakeClock({ nowMs: START });
   const lines: Line[] = [];
   const recorder = createEventRecorder({
@@ -135,8 +70,8 @@ describe('createEventRecorder', () => {
     recorder.event(nginx, 'Normal', 'Deployed', 'Release web installed');
     await recorder.flush(signal);
 
-    expect(kube.calls).toHaveLength(1);
-    const [event] = kube.events();
+    expect(writes(kube)).toHaveLength(1);
+    const [event] = stored(kube);
     expect(event).toEqual({
       apiVersion: 'v1',
       kind: 'Event',
@@ -164,21 +99,21 @@ describe('createEventRecorder', () => {
   });
 
   it('uses the given hostname as reportingInstance', async () => {
-    const kube = new EventsKube();
+    const kube = eventsKube();
     const recorder = createEventRecorder({ kube, component: 'c', hostname: 'pod-7', logger: recordingLogger([]) });
     recorder.event(nginx, 'Normal', 'R', 'm');
     await recorder.flush(signal);
-    expect(kube.events()[0]).toMatchObject({ reportingInstance: 'pod-7', source: { component: 'c' } });
+    expect(stored(kube)[0]).toMatchObject({ reportingInstance: 'pod-7', source: { component: 'c' } });
   });
 
   it('returns before anything is written, and logs and drops a write the API server refuses', async () => {
     const { kube, lines, recorder } = setup();
-    kube.failures.push(new ForbiddenError({ status: 403, serverMessage: 'namespace apps is terminating' }));
+    kube.failNextWrites(new ForbiddenError({ status: 403, serverMessage: 'namespace apps is terminating' }));
     expect(() => recorder.event(nginx, 'Warning', 'InstallError', 'boom')).not.toThrow();
-    expect(kube.calls).toHaveLength(0);
+    expect(writes(kube)).toHaveLength(0);
 
     await recorder.flush(signal);
-    expect(kube.events()).toHaveLength(0);
+    expect(stored(kube)).toHaveLength(0);
     expect(recorder.stats()).toMatchObject({ created: 0, failed: 1 });
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -198,10 +133,13 @@ describe('createEventRecorder', () => {
     recorder.event(nginx, 'Warning', 'InstallError', 'boom');
     await recorder.flush(signal);
 
-    expect(kube.calls.map((c) => c.op)).toEqual(['create', 'patch', 'patch']);
-    expect(kube.calls[1]?.body).toEqual({ type: 'merge', patch: { count: 2, lastTimestamp: '2025-01-02T03:05:05Z' } });
-    expect(kube.events()).toHaveLength(1);
-    expect(kube.events()[0]).toMatchObject({
+    expect(writes(kube).map((c) => c.op)).toEqual(['create', 'patch', 'patch']);
+    expect(writes(kube)[1]?.body).toEqual({
+      type: 'merge',
+      patch: { count: 2, lastTimestamp: '2025-01-02T03:05:05Z' },
+    });
+    expect(stored(kube)).toHaveLength(1);
+    expect(stored(kube)[0]).toMatchObject({
       count: 3,
       firstTimestamp: '2025-01-02T03:04:05Z',
       lastTimestamp: '2025-01-02T03:15:05Z',
@@ -215,8 +153,8 @@ describe('createEventRecorder', () => {
     clock.advance(600_001);
     recorder.event(nginx, 'Warning', 'InstallError', 'boom');
     await recorder.flush(signal);
-    expect(kube.calls.map((c) => c.op)).toEqual(['create', 'create']);
-    expect(kube.events().map((e) => e.count)).toEqual([1, 1]);
+    expect(writes(kube).map((c) => c.op)).toEqual(['create', 'create']);
+    expect(stored(kube).map((e) => e.count)).toEqual([1, 1]);
   });
 
   it('treats a different type, reason, message or object as a different Event', async () => {
@@ -228,8 +166,8 @@ describe('createEventRecorder', () => {
     recorder.event(nginx, 'Warning', 'InstallError', 'bang');
     recorder.event(other, 'Warning', 'InstallError', 'boom');
     await recorder.flush(signal);
-    expect(kube.calls.map((c) => c.op)).toEqual(['create', 'create', 'create', 'create', 'create']);
-    expect(new Set(kube.events().map((e) => e.metadata.name)).size).toBe(5);
+    expect(writes(kube).map((c) => c.op)).toEqual(['create', 'create', 'create', 'create', 'create']);
+    expect(new Set(stored(kube).map((e) => e.metadata.name)).size).toBe(5);
   });
 
   it('aggregates repeats about the same object even when its resourceVersion changed', async () => {
@@ -237,7 +175,7 @@ describe('createEventRecorder', () => {
     recorder.event(nginx, 'Normal', 'Upgraded', 'ok');
     recorder.event({ ...nginx, metadata: { ...nginx.metadata, resourceVersion: '43' } }, 'Normal', 'Upgraded', 'ok');
     await recorder.flush(signal);
-    expect(kube.calls.map((c) => c.op)).toEqual(['create', 'patch']);
+    expect(writes(kube).map((c) => c.op)).toEqual(['create', 'patch']);
   });
 
   it('drops events beyond the per-object burst of 25 and lets one more through every 5 seconds', async () => {
@@ -248,10 +186,7 @@ describe('createEventRecorder', () => {
     recorder.event(nginx, 'Warning', 'Late2', 'boom');
     await recorder.flush(signal);
 
-    expect(kube.events().map((e) => e.reason)).toEqual([
-      ...Array.from({ length: 25 }, (_, i) => `Reason${i}`),
-      'Late1',
-    ]);
+    expect(stored(kube).map((e) => e.reason)).toEqual([...Array.from({ length: 25 }, (_, i) => `Reason${i}`), 'Late1']);
     expect(recorder.stats()).toMatchObject({ created: 26, dropped: 6 });
     expect(lines.filter((l) => l.msg === 'Event dropped: rate limit').every((l) => l.level === 'debug')).toBe(true);
   });
@@ -260,8 +195,8 @@ describe('createEventRecorder', () => {
     const { kube, recorder } = setup({ burst: 3 });
     for (let i = 0; i < 10; i++) recorder.event(nginx, 'Warning', 'InstallError', 'boom');
     await recorder.flush(signal);
-    expect(kube.calls.map((c) => c.op)).toEqual(['create', 'patch', 'patch']);
-    expect(kube.events()[0]?.count).toBe(3);
+    expect(writes(kube).map((c) => c.op)).toEqual(['create', 'patch', 'patch']);
+    expect(stored(kube)[0]?.count).toBe(3);
     expect(recorder.stats().dropped).toBe(7);
   });
 
@@ -273,7 +208,7 @@ describe('createEventRecorder', () => {
       recorder.event(other, 'Normal', reason, 'm');
     }
     await recorder.flush(signal);
-    expect(kube.events().map((e) => `${e.metadata.name?.split('.')[0]} ${e.reason}`)).toEqual([
+    expect(stored(kube).map((e) => `${e.metadata.name?.split('.')[0]} ${e.reason}`)).toEqual([
       'web A',
       'api A',
       'web B',
@@ -285,20 +220,20 @@ describe('createEventRecorder', () => {
     const { kube, recorder } = setup();
     recorder.event(nginx, 'Warning', 'InstallError', 'boom');
     await recorder.flush(signal);
-    const [first] = kube.events();
-    kube.store.clear();
+    const [first] = stored(kube);
+    kube.objects.clear();
     recorder.event(nginx, 'Warning', 'InstallError', 'boom');
     await recorder.flush(signal);
 
-    expect(kube.calls.map((c) => c.op)).toEqual(['create', 'patch', 'create']);
-    expect(kube.events()).toEqual([expect.objectContaining({ metadata: first?.metadata, count: 2 })]);
+    expect(writes(kube).map((c) => c.op)).toEqual(['create', 'patch', 'create']);
+    expect(stored(kube)).toEqual([expect.objectContaining({ metadata: first?.metadata, count: 2 })]);
   });
 
   it('cuts messages longer than 1024 characters', async () => {
     const { kube, recorder } = setup();
     recorder.event(nginx, 'Warning', 'InstallError', 'x'.repeat(5000));
     await recorder.flush(signal);
-    const message = String(kube.events()[0]?.message);
+    const message = String(stored(kube)[0]?.message);
     expect(message).toHaveLength(1024);
     expect(message.endsWith('...')).toBe(true);
   });
@@ -307,18 +242,18 @@ describe('createEventRecorder', () => {
     const { kube, recorder } = setup();
     recorder.event({ apiVersion: 'example.com/v1', kind: 'Cluster', metadata: { name: 'c1' } }, 'Normal', 'R', 'm');
     await recorder.flush(signal);
-    expect(kube.events()[0]).toMatchObject({
+    expect(stored(kube)[0]).toMatchObject({
       metadata: { namespace: 'default' },
       involvedObject: { apiVersion: 'example.com/v1', kind: 'Cluster', name: 'c1' },
     });
-    expect(kube.events()[0]?.involvedObject).not.toHaveProperty('namespace');
+    expect(stored(kube)[0]?.involvedObject).not.toHaveProperty('namespace');
   });
 
   it('gives events recorded in the same millisecond distinct, increasing names', async () => {
     const { kube, recorder } = setup();
     for (const reason of ['A', 'B', 'C']) recorder.event(nginx, 'Normal', reason, 'm');
     await recorder.flush(signal);
-    const names = kube.calls.map((c) => c.name);
+    const names = writes(kube).map((c) => c.name);
     expect(new Set(names).size).toBe(3);
     expect([...names].sort()).toEqual(names);
   });
@@ -328,7 +263,7 @@ describe('createEventRecorder', () => {
     const long = `${'a'.repeat(235)}-b`;
     recorder.event({ ...nginx, metadata: { name: long, namespace: 'apps' } }, 'Normal', 'R', 'm');
     await recorder.flush(signal);
-    const name = kube.calls[0]?.name ?? '';
+    const name = writes(kube)[0]?.name ?? '';
     expect(name.length).toBeLessThanOrEqual(253);
     expect(name).toMatch(/^a+\.[0-9a-f]{16}$/);
   });
@@ -337,7 +272,7 @@ describe('createEventRecorder', () => {
     const { kube, recorder } = setup();
     recorder.event({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }, 'Normal', 'R', 'm');
     await recorder.flush(signal);
-    expect(kube.calls).toHaveLength(0);
+    expect(writes(kube)).toHaveLength(0);
     expect(recorder.stats().dropped).toBe(1);
   });
 
@@ -350,7 +285,7 @@ describe('createEventRecorder', () => {
     for (const reason of ['A', 'B', 'C', 'D']) recorder.event(nginx, 'Normal', reason, 'm');
     open();
     await recorder.flush(signal);
-    expect(kube.events().map((e) => e.reason)).toEqual(['A', 'B']);
+    expect(stored(kube).map((e) => e.reason)).toEqual(['A', 'B']);
     expect(recorder.stats()).toMatchObject({ created: 2, dropped: 2 });
   });
 
@@ -360,12 +295,12 @@ describe('createEventRecorder', () => {
     kube.gate = new Promise(() => {});
     recorder.event(nginx, 'Normal', 'A', 'm');
     recorder.event(nginx, 'Normal', 'B', 'm');
-    await vi.waitFor(() => expect(kube.calls).toHaveLength(1));
+    await vi.waitFor(() => expect(writes(kube)).toHaveLength(1));
     stop.abort(new Error('shutting down'));
     recorder.event(nginx, 'Normal', 'C', 'm');
     await recorder.flush(signal);
 
-    expect(kube.calls.map((c) => c.body)).toEqual([expect.objectContaining({ reason: 'A' })]);
+    expect(writes(kube).map((c) => c.body)).toEqual([expect.objectContaining({ reason: 'A' })]);
     expect(recorder.stats()).toMatchObject({ created: 0, failed: 2, dropped: 1 });
     expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
   });
@@ -391,7 +326,7 @@ describe('createEventRecorder', () => {
     recorder.event(nginx, 'Normal', 'B', 'm');
     open();
     await flushed;
-    expect(kube.events().map((e) => e.reason)).toEqual(['A', 'B']);
+    expect(stored(kube).map((e) => e.reason)).toEqual(['A', 'B']);
   });
 });
 

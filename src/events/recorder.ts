@@ -4,6 +4,7 @@
 // only the caller's reason and message are sent, so the caller must keep Secret values out of `message`.
 
 import { type Clock, realClock } from '../core/clock.js';
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
@@ -168,7 +169,7 @@ export function createEventRecorder(options: CreateEventRecorderOptions): Backgr
       }
     } catch (err) {
       stats.dropped += 1;
-      logger.warn({ kind: obj?.kind, reason, err: String(err) }, 'Event dropped: could not be built');
+      logger.warn({ kind: obj?.kind, reason, err: errFields(err) }, 'Event dropped: could not be built');
     }
   };
 
@@ -195,7 +196,7 @@ export function createEventRecorder(options: CreateEventRecorderOptions): Backgr
       await write();
     } catch (err) {
       stats.failed += 1;
-      const fields = { ...where, err: err instanceof Error ? err.message : String(err) };
+      const fields = { ...where, err: errFields(err) };
       if (signal.aborted) logger.debug(fields, 'Event not written: recorder stopped');
       else logger.warn(fields, 'Event not written');
     }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../core/errors.js';
 import { checkHelmVersion, createHelmCli, type HelmCliOptions, POST_RENDER_PLUGIN } from './cli.js';
 import { HelmCommandError, HelmNotFoundError, HelmVersionError } from './errors.js';
 
@@ -93,6 +94,7 @@ async function setup(mode: string, overrides: Partial<HelmCliOptions> = {}) {
     kubeconfig: '/etc/kube/operator.conf',
     env: { FAKE_MODE: mode, FAKE_RECORD: record, KEPT: 'yes', HELM_NAMESPACE: 'wrong', HELM_KUBECONTEXT: 'wrong' },
     onSpawn: (args) => spawned.push([...args]),
+    major: 3,
     ...overrides,
   };
   return {
@@ -144,7 +146,7 @@ describe('when helm install succeeds', { timeout: 20_000 }, () => {
       version: 1,
       info: { status: 'deployed', notes: 'NOTES' },
       manifest: 'kind: ConfigMap\n',
-      chart: { metadata: { name: 'web', version: '0.1.0' } },
+      chart: { name: 'web', version: '0.1.0' },
     });
     expect(JSON.stringify(result)).not.toContain(SECRET);
   });
@@ -318,8 +320,10 @@ describe('with a post-renderer', { timeout: 20_000 }, () => {
 
   async function withHelm(version: string, overrides: Partial<HelmCliOptions> = {}) {
     const t = await setup('ok', { postRenderer, ...overrides });
-    const client = createHelmCli({ ...t.options, env: { ...t.options.env, FAKE_VERSION: version } });
-    return { ...t, client };
+    const options = { ...t.options, env: { ...t.options.env, FAKE_VERSION: version } };
+    // As the composition root does: probe the version once, then give the client its major version.
+    const { major } = await createHelmCli(options).version({ signal: signal() });
+    return { ...t, client: createHelmCli({ ...options, major }) };
   }
 
   /** Every `--post-renderer-args` value, in order. */
@@ -417,11 +421,41 @@ describe('without a post-renderer', { timeout: 20_000 }, () => {
 
   it('forces conflicts once a version call has shown helm v4', async () => {
     const t = await setup('ok');
-    const client = createHelmCli({ ...t.options, env: { ...t.options.env, FAKE_VERSION: 'v4.1.0' } });
-    await client.version({ signal: signal() });
+    const options = { ...t.options, env: { ...t.options.env, FAKE_VERSION: 'v4.1.0' } };
+    const { major } = await createHelmCli(options).version({ signal: signal() });
+    const client = createHelmCli({ ...options, major });
     await client.install({ ...release, values: VALUES, signal: signal() });
     expect(t.recorded().args).toContain('--force-conflicts');
     expect(existsSync(join(t.recorded().env.HELM_DATA_HOME ?? '', 'plugins'))).toBe(false);
+  });
+});
+
+describe('the helm major version', { timeout: 20_000 }, () => {
+  it('is an input: install and upgrade refuse to run without it, and never spawn helm version', async () => {
+    const t = await setup('ok', { postRenderer: { command: '/pr', args: [] } });
+    const { major: _major, ...withoutMajor } = t.options;
+    const client = createHelmCli(withoutMajor);
+    for (const call of [client.install, client.upgrade]) {
+      const err = await rejection(call({ ...release, values: VALUES, signal: signal() }));
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(String(err)).toMatch(/needs the helm major version.*createHelmCli\(\{ major \}\)/);
+    }
+    expect(t.spawned).toEqual([]);
+    expect(await t.leftoverValueDirs()).toEqual([]);
+  });
+
+  it('is not needed by the other commands', async () => {
+    const t = await setup('ok');
+    const { major: _major, ...withoutMajor } = t.options;
+    const client = createHelmCli(withoutMajor);
+    await client.uninstall({ ...release, signal: signal() });
+    await client.rollback({ ...release, signal: signal() });
+    expect(t.spawned.map((a) => a[0])).toEqual(['uninstall', 'rollback']);
+  });
+
+  it('must be a positive integer', () => {
+    expect(() => createHelmCli({ binary: 'helm', workDir: '/w', major: 0 })).toThrow(ConfigError);
+    expect(() => createHelmCli({ binary: 'helm', workDir: '/w', major: 3.5 })).toThrow(ConfigError);
   });
 });
 

@@ -2,38 +2,56 @@
 // pull and dependency build for the scaffolder) and turns its output and failures into typed results and errors.
 // Called by the reconciler and the scaffolder; the ONLY module that imports execa. Never puts values on argv, in logs
 // or in errors (they travel in a 0600 temp file), and never reads process.env.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExecaError, execa } from 'execa';
 import { ConfigError } from '../core/errors.js';
 import {
   createArgs,
   dependencyBuildArgs,
-  type HelmVersion,
-  helmEnv,
   installArgs,
-  parseHelmVersion,
-  parseRelease,
   pullArgs,
-  redactArgs,
   rollbackArgs,
-  tail,
   templateArgs,
   uninstallArgs,
   upgradeArgs,
-  urlSecrets,
-  userHelmEnv,
-  VALUES_PLACEHOLDER,
   versionArgs,
-} from './args.js';
+} from './argv.js';
+import { createHelmHomes, POST_RENDER_PLUGIN, userHelmEnv } from './env.js';
 import { HelmCommandError, HelmNotFoundError } from './errors.js';
-import { redact, secretsOf } from './redact.js';
+import { parseHelmVersion, parseRelease, tail } from './output.js';
+import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
+import type {
+  HelmCallOptions,
+  HelmCli,
+  HelmValues,
+  HelmVersion,
+  PostRenderer,
+  Release,
+  ReleaseParams,
+} from './types.js';
 
-export { checkHelmVersion, type HelmVersion } from './args.js';
-
-import type { HelmReleaseResult } from './types.js';
-
-export type { HelmReleaseResult } from './types.js';
+export { POST_RENDER_PLUGIN } from './env.js';
+export { checkHelmVersion } from './output.js';
+export type {
+  CreateParams,
+  DependencyBuildParams,
+  HelmCallOptions,
+  HelmChartClient,
+  HelmCli,
+  HelmClient,
+  HelmValues,
+  HelmVersion,
+  InstallParams,
+  PullParams,
+  Release,
+  RollbackParams,
+  TemplateParams,
+  UninstallParams,
+  UpgradeParams,
+} from './types.js';
+/** @deprecated The one release type is `Release`; kept until reconciler/actions.ts switches to it. */
+export type HelmReleaseResult = Release;
 
 export interface HelmCliOptions {
   /** Path or name (resolved on `env.PATH`) of the helm binary. */
@@ -47,7 +65,11 @@ export interface HelmCliOptions {
   workDir: string;
   /** Revisions kept per release (`--history-max`, HELM_MAX_HISTORY). @default 10 */
   historyMax?: number;
-  /** Per helm process; on expiry helm gets SIGTERM, then SIGKILL after `killGraceMs`. @default 300_000 */
+  /**
+   * Per helm process; on expiry helm gets SIGTERM, then SIGKILL after `killGraceMs`. @default 330_000: 30 s after
+   * helm's own `--timeout` (5m, for hooks and waits), so that helm reports its timeout ("timed out waiting for the
+   * condition", naming the hook) instead of being cut off mid-wait with "context canceled".
+   */
   timeoutMs?: number;
   /** On abort or timeout, wait this long after SIGTERM before SIGKILL. @default 30_000 */
   killGraceMs?: number;
@@ -60,7 +82,13 @@ export interface HelmCliOptions {
    * its own `postRenderArgs`). helm 3 runs it as `--post-renderer`; for helm 4 the client installs it as the
    * postrenderer/v1 plugin POST_RENDER_PLUGIN in its own plugin directory. @default none
    */
-  postRenderer?: { readonly command: string; readonly args: readonly string[] };
+  postRenderer?: PostRenderer;
+  /**
+   * helm's major version, probed once at startup by the composition root (`version()` on a client made without it,
+   * then checkHelmVersion): it picks the post-renderer form and `--force-conflicts`. Install and upgrade throw a
+   * ConfigError without it; the other commands do not need it. @default none
+   */
+  major?: number;
   /**
    * true (the operator): private helm homes under workDir, HELM_* variables dropped, release storage pinned to
    * Secrets. false (the scaffolder, `create api`): `env` is passed as it is, so helm uses the user's own
@@ -68,106 +96,6 @@ export interface HelmCliOptions {
    */
   isolated?: boolean;
 }
-
-/** The name of the helm 4 post-renderer plugin each client writes into its HELM_DATA_HOME. */
-export const POST_RENDER_PLUGIN = 'helm-operator-post-render';
-
-/** The values given to a chart: the custom resource's spec. Serialized as JSON, which is valid YAML. */
-export type HelmValues = Readonly<Record<string, unknown>>;
-
-export interface HelmCallOptions {
-  /** Aborting sends SIGTERM to helm (SIGKILL after `killGraceMs`); the call rejects once helm has exited. */
-  readonly signal: AbortSignal;
-}
-
-interface ReleaseParams extends HelmCallOptions {
-  readonly release: string;
-  readonly namespace: string;
-  readonly disableHooks?: boolean;
-}
-
-export interface InstallParams extends ReleaseParams {
-  readonly chart: string;
-  readonly values: HelmValues;
-  /** Labels stored on the release record (`--labels`). */
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly extraArgs?: readonly string[];
-  /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
-  readonly postRenderArgs?: readonly string[];
-}
-
-export interface UpgradeParams extends ReleaseParams {
-  readonly chart: string;
-  readonly values: HelmValues;
-  /** Labels stored on the new release record (`--labels`). */
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly force?: boolean;
-  readonly dryRun?: false | 'client' | 'server';
-  /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
-  readonly postRenderArgs?: readonly string[];
-}
-
-export interface UninstallParams extends ReleaseParams {
-  readonly wait?: boolean;
-}
-
-export interface RollbackParams extends ReleaseParams {
-  /** @default the previous revision */
-  readonly revision?: number;
-  readonly force?: boolean;
-}
-
-export interface HelmClient {
-  version(call: HelmCallOptions): Promise<HelmVersion>;
-  install(params: InstallParams): Promise<HelmReleaseResult>;
-  upgrade(params: UpgradeParams): Promise<HelmReleaseResult>;
-  uninstall(params: UninstallParams): Promise<void>;
-  rollback(params: RollbackParams): Promise<void>;
-}
-
-export interface TemplateParams extends HelmCallOptions {
-  /** A chart directory (or anything `helm template` accepts). */
-  readonly chart: string;
-  readonly release: string;
-  readonly namespace: string;
-  /** Also render the chart's `crds/` files (`--include-crds`). */
-  readonly includeCrds?: boolean;
-  /** Capabilities.KubeVersion (`--kube-version`, e.g. `v1.36.0`); helm's compiled-in default otherwise. */
-  readonly kubeVersion?: string | undefined;
-}
-
-export interface CreateParams extends HelmCallOptions {
-  /** The chart's name: helm creates `<dir>/<name>/`. */
-  readonly name: string;
-  readonly dir: string;
-}
-
-export interface PullParams extends HelmCallOptions {
-  /** `repo/chart`, `oci://…`, an http(s) URL, or a chart name in `repo`. */
-  readonly chart: string;
-  /** A version or constraint; the latest when absent. */
-  readonly version?: string | undefined;
-  /** A chart repository URL (`--repo`). */
-  readonly repo?: string | undefined;
-  /** Absolute directory the chart is unpacked into, as `<destDir>/<chart name>/`. */
-  readonly destDir: string;
-}
-
-export interface DependencyBuildParams extends HelmCallOptions {
-  readonly chartDir: string;
-}
-
-/** What the scaffolder (`create api`, `generate rbac`) asks of helm; no cluster is involved. */
-export interface HelmChartClient {
-  version(call: HelmCallOptions): Promise<HelmVersion>;
-  /** The rendered manifest (`helm template` stdout): multi-document YAML with `# Source:` comments. */
-  template(params: TemplateParams): Promise<string>;
-  create(params: CreateParams): Promise<void>;
-  pull(params: PullParams): Promise<void>;
-  dependencyBuild(params: DependencyBuildParams): Promise<void>;
-}
-
-export type HelmCli = HelmClient & HelmChartClient;
 
 const STDERR_TAIL_CHARS = 4096;
 
@@ -182,11 +110,10 @@ interface RunContext extends HelmCallOptions {
 
 export function createHelmCli(options: HelmCliOptions): HelmCli {
   const historyMax = checkInt('historyMax', options.historyMax ?? 10, 0);
-  const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? 300_000, 1);
+  const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? 330_000, 1);
   const killGraceMs = checkInt('killGraceMs', options.killGraceMs ?? 30_000, 1);
+  const major = options.major === undefined ? undefined : checkInt('major', options.major, 1);
   let childEnv: Promise<Record<string, string>> | undefined;
-  /** helm's major version, learnt from the first `version` call (the composition root makes one at startup). */
-  let major: number | undefined;
 
   /** Creates this client's helm homes once (retried after a failure) and returns the child environment. */
   const prepare = (): Promise<Record<string, string>> => {
@@ -194,7 +121,8 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
       childEnv ??= Promise.resolve(userHelmEnv({ base: options.env ?? {}, kubeconfig: options.kubeconfig }));
       return childEnv;
     }
-    childEnv ??= createHomes(options, historyMax).catch((err: unknown) => {
+    const { workDir, env: base = {}, kubeconfig, postRenderer } = options;
+    childEnv ??= createHelmHomes({ workDir, base, kubeconfig, historyMax, postRenderer }).catch((err: unknown) => {
       childEnv = undefined;
       throw err;
     });
@@ -275,20 +203,22 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
   });
 
   async function version({ signal }: HelmCallOptions): Promise<HelmVersion> {
-    const v = parseHelmVersion(await run('version', versionArgs(), { signal, secrets: [] }));
-    major = v.major;
-    return v;
+    return parseHelmVersion(await run('version', versionArgs(), { signal, secrets: [] }));
   }
 
   /**
    * Flags that depend on the helm major version: the post-renderer (a path for helm 3, the plugin for helm 4) and,
    * for helm 4's server-side apply, `--force-conflicts` so that the chart wins over fields others took.
    */
-  async function applyArgs(p: HelmCallOptions & { readonly postRenderArgs?: readonly string[] }) {
+  function applyArgs(command: string, p: { readonly postRenderArgs?: readonly string[] }) {
+    if (major === undefined) {
+      throw new ConfigError(
+        `helm ${command} needs the helm major version: probe it with version() at startup and pass it as createHelmCli({ major })`,
+      );
+    }
+    const v4 = major >= 4;
     const pr = options.postRenderer;
-    // Without a post-renderer, never spawn `helm version` just for this: the composition root has called it.
-    if (pr === undefined) return major === undefined ? {} : { forceConflicts: major >= 4 };
-    const v4 = (major ?? (await version({ signal: p.signal })).major) >= 4;
+    if (pr === undefined) return { forceConflicts: v4 };
     const args = [...(v4 ? [] : pr.args), ...(p.postRenderArgs ?? [])];
     return { postRender: { renderer: v4 ? POST_RENDER_PLUGIN : pr.command, args }, forceConflicts: v4 };
   }
@@ -297,13 +227,13 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     version,
     install(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const args = installArgs({ ...p, valuesFile, ...(await applyArgs(p)) });
+        const args = installArgs({ ...p, valuesFile, ...applyArgs('install', p) });
         return parseRelease(await run('install', args, ctxOf(p, secretsOf(p.values), valuesFile)), 'install', p);
       });
     },
     upgrade(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const args = upgradeArgs({ ...p, valuesFile, historyMax, ...(await applyArgs(p)) });
+        const args = upgradeArgs({ ...p, valuesFile, historyMax, ...applyArgs('upgrade', p) });
         return parseRelease(await run('upgrade', args, ctxOf(p, secretsOf(p.values), valuesFile)), 'upgrade', p);
       });
     },
@@ -334,39 +264,6 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
 function checkInt(name: string, value: number, min: number): number {
   if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(`helm ${name} must be an integer >= ${min}`);
   return value;
-}
-
-async function createHomes(options: HelmCliOptions, historyMax: number): Promise<Record<string, string>> {
-  await mkdir(options.workDir, { recursive: true, mode: 0o700 });
-  const kubeCacheDir = join(options.workDir, 'kube-cache');
-  await mkdir(kubeCacheDir, { recursive: true, mode: 0o700 });
-  const home = await mkdtemp(join(options.workDir, 'helm-'));
-  const homes = { cacheHome: join(home, 'cache'), configHome: join(home, 'config'), dataHome: join(home, 'data') };
-  await Promise.all(Object.values(homes).map((dir) => mkdir(dir, { mode: 0o700 })));
-  if (options.postRenderer) await writePostRenderPlugin(join(homes.dataHome, 'plugins'), options.postRenderer);
-  return helmEnv({ base: options.env ?? {}, kubeconfig: options.kubeconfig, ...homes, kubeCacheDir, historyMax });
-}
-
-/**
- * helm 4 finds post-renderers only as plugins: a subprocess plugin whose command is the post-renderer, in the
- * default plugin directory of this client's HELM_DATA_HOME. JSON strings keep paths intact in the YAML.
- */
-async function writePostRenderPlugin(pluginsDir: string, pr: NonNullable<HelmCliOptions['postRenderer']>) {
-  const dir = join(pluginsDir, POST_RENDER_PLUGIN);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const yaml = [
-    'apiVersion: v1',
-    'type: postrenderer/v1',
-    `name: ${POST_RENDER_PLUGIN}`,
-    'version: 1.0.0',
-    'runtime: subprocess',
-    'runtimeConfig:',
-    '  platformCommand:',
-    `    - command: ${JSON.stringify(pr.command)}`,
-    `      args: ${JSON.stringify(pr.args)}`,
-    '',
-  ].join('\n');
-  await writeFile(join(dir, 'plugin.yaml'), yaml, { mode: 0o600 });
 }
 
 /**

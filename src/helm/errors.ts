@@ -1,6 +1,6 @@
-// Errors raised while reading Helm's own storage (release Secrets) without the helm binary, and while running the
-// helm CLI. Thrown by src/helm/release.ts and src/helm/cli.ts; callers match on `code`, never on message text.
-// Messages must never carry release values, config or manifest content: they may hold secrets.
+// Errors raised while reading Helm's own storage (release Secrets) without the helm binary, while running the helm
+// CLI and reading its output, and while parsing a release manifest. Thrown by helm/ (release.ts, cli.ts, output.ts,
+// manifest-yaml.ts); callers match on `code`, never on message text. Messages never carry values, config or manifest.
 import { OperatorError } from '../core/errors.js';
 
 /** A Helm release Secret (or its payload) could not be decoded into a release. Retried like any non-terminal error. */
@@ -130,5 +130,24 @@ export class HelmOutputError extends OperatorError {
     super(`helm ${command} of release ${release} printed an unreadable result: ${reason}`, options);
     this.command = command;
     this.release = release;
+  }
+}
+
+/** A manifest document is not valid YAML. Carries only positions and the template path, never manifest text. */
+export class ManifestParseError extends OperatorError {
+  readonly code = 'HELM_MANIFEST_INVALID';
+  /** The `# Source:` template of the broken document, when the manifest names one. */
+  readonly source: string | undefined;
+  /** 1-based line and column in the whole manifest, when the parser reported a position. */
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+
+  constructor(init: { source: string | undefined; line: number | undefined; column: number | undefined; why: string }) {
+    const what = init.source === undefined ? 'a release manifest document' : `template ${init.source}`;
+    const where = init.line === undefined ? '' : ` at manifest line ${init.line}, column ${init.column ?? 1}`;
+    super(`cannot parse the release manifest: ${what} is not valid YAML${where}${init.why}`);
+    this.source = init.source;
+    this.line = init.line;
+    this.column = init.column;
   }
 }

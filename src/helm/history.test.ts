@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isPending, lastDeployed, latest, summarize } from './history.js';
-import type { HelmRelease, ReleaseStatus } from './release.js';
 import { RELEASE_STATUSES } from './release.js';
+import type { Release, ReleaseStatus } from './types.js';
 
-function rev(version: number, status: ReleaseStatus): HelmRelease {
+function rev(version: number, status: ReleaseStatus): Release {
   return {
     name: 'example',
     namespace: 'default',
@@ -16,7 +16,7 @@ function rev(version: number, status: ReleaseStatus): HelmRelease {
 }
 
 /** `'1:superseded 2:deployed'` → releases, in the given (deliberately unsorted) order. */
-function history(spec: string): HelmRelease[] {
+function history(spec: string): Release[] {
   return spec
     .split(' ')
     .filter((s) => s !== '')
@@ -26,7 +26,7 @@ function history(spec: string): HelmRelease[] {
     });
 }
 
-const versionOf = (release: HelmRelease | undefined) => release?.version;
+const versionOf = (release: Release | undefined) => release?.version;
 
 describe('isPending', () => {
   it.each(RELEASE_STATUSES)('for %s', (status) => {

@@ -1,6 +1,6 @@
 // editManifest (kept apart from manifest.test.ts): only documents that `fn` changes are re-written.
 import { describe, expect, it } from 'vitest';
-import { editManifest } from './manifest.js';
+import { editManifest } from './manifest-edit.js';
 
 const KEEP = `---\n# Source: a/keep.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep   # a comment\ndata:\n  mode: "0644"\n\n`;
 const EDIT = `---\n# Source: a/edit.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: edit\n# dropped\nstringData:\n  k: v\n`;

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import {
-  helmUninstallSkips,
-  ManifestParseError,
-  resourcePolicy,
-  resourcePolicyKeep,
-  splitManifest,
-  transformManifest,
-} from './manifest.js';
+import { ManifestParseError } from './errors.js';
+import { helmUninstallSkips, resourcePolicy, resourcePolicyKeep, splitManifest } from './manifest.js';
+import { transformManifest } from './manifest-edit.js';
 
 /** A manifest as `helm get manifest` prints it. */
 const RENDERED = `---

@@ -1,6 +1,9 @@
 // Redaction of the CR's values from helm's words (stderr, errors, argv shown in logs): whole values only, never a
-// piece of a longer word, so "context canceled" survives a value "text". Called by the helm CLI adapter (cli.ts).
-// Pure; never logs and never returns a value it was asked to hide.
+// piece of a longer word, so "context canceled" survives a value "text"; also the values file path and repository
+// passwords on argv. Called by the helm CLI adapter (cli.ts). Pure; never logs and never returns a value it hides.
+
+/** What the values file path is replaced with wherever argv is shown (errors, logs, metrics hooks). */
+export const VALUES_PLACEHOLDER = '<values>';
 
 /** What redacted values are replaced with in helm's output. */
 export const REDACTED = '<redacted>';
@@ -49,6 +52,21 @@ export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) {
     if (s !== '' && out.includes(s)) out = out.replace(wholeValue(s), REDACTED);
+  }
+  return out;
+}
+
+/** `args` with every occurrence of the values file path replaced by VALUES_PLACEHOLDER. */
+export function redactArgs(args: readonly string[], valuesFile: string | undefined): string[] {
+  return args.map((a) => (valuesFile !== undefined && a === valuesFile ? VALUES_PLACEHOLDER : a));
+}
+
+/** The password of `scheme://user:password@host/…` URLs among `args`, so that errors and logs can hide it. */
+export function urlSecrets(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    const match = /^(?:--[a-z-]+=)?[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:([^/@\s]+)@/i.exec(arg);
+    if (match?.[1] !== undefined && match[1].length > 0) out.push(match[1]);
   }
   return out;
 }

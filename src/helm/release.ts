@@ -1,11 +1,18 @@
-// Decodes Helm release Secrets (`sh.helm.release.v1.<name>.v<revision>`) into the subset of a release we read,
-// so the reconciler can inspect release state without spawning helm. Called by the reconciler and history code.
+// Decodes Helm release Secrets (`sh.helm.release.v1.<name>.v<revision>`) into the subset of a release we read, so
+// release history is read without spawning helm. Called by the kube-backed ReleaseReader (`releaseFromSecret`, in
+// reconciler/ports.ts); helm/output.ts reuses `isReleaseStatus`; the reconciler otherwise only imports its types.
 // Pure and synchronous; never talks to the cluster and never puts values, config or manifest text in an error.
 import { Buffer } from 'node:buffer';
 import { gunzipSync } from 'node:zlib';
+import { isRecord } from '../core/guards.js';
 import { ReleaseDecodeError } from './errors.js';
+import type { Release, ReleaseStatus } from './types.js';
 
-export const RELEASE_STATUSES = [
+export type { Release, ReleaseChart, ReleaseInfo, ReleaseStatus } from './types.js';
+/** @deprecated The one release type is `Release`; kept until reconciler/actions.ts switches to it. */
+export type HelmRelease = Release;
+
+export const RELEASE_STATUSES: readonly ReleaseStatus[] = [
   'unknown',
   'deployed',
   'uninstalled',
@@ -15,44 +22,13 @@ export const RELEASE_STATUSES = [
   'pending-install',
   'pending-upgrade',
   'pending-rollback',
-] as const;
-
-export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
+];
 
 /** The Secret `type` Helm gives release Secrets. */
 export const RELEASE_SECRET_TYPE = 'helm.sh/release.v1';
 
 /** Upper bound for a decompressed release (a Secret holds at most ~1 MiB compressed): guards against gzip bombs. */
 export const MAX_RELEASE_BYTES = 128 * 1024 * 1024;
-
-export interface HelmReleaseInfo {
-  readonly status: ReleaseStatus;
-  readonly description?: string;
-  readonly notes?: string;
-  /** RFC 3339 timestamps exactly as Helm wrote them. */
-  readonly firstDeployed?: string;
-  readonly lastDeployed?: string;
-}
-
-export interface HelmReleaseChart {
-  readonly name: string;
-  readonly version: string;
-  readonly appVersion?: string;
-}
-
-export interface HelmRelease {
-  readonly name: string;
-  /** Empty when Helm did not record one (it always does since v3.0). */
-  readonly namespace: string;
-  /** The revision, starting at 1. */
-  readonly version: number;
-  readonly info: HelmReleaseInfo;
-  readonly chart: HelmReleaseChart;
-  /** The user-supplied values (`helm --values`/`--set`), `{}` when none. May hold secrets: never log it. */
-  readonly config: Record<string, unknown>;
-  /** The rendered manifest, `''` when empty. */
-  readonly manifest: string;
-}
 
 export interface DecodeOptions {
   /** Named in error messages: `namespace/name` or `name`. */
@@ -79,7 +55,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * Decodes the raw `data.release` value of a release Secret as the Kubernetes API returns it: base64 (the API's
  * encoding of Secret data) of Helm's payload, which is itself base64(gzip(json)).
  */
-export function decodeReleaseSecretData(secretDataRelease: string, options: DecodeOptions = {}): HelmRelease {
+export function decodeReleaseSecretData(secretDataRelease: string, options: DecodeOptions = {}): Release {
   const payload = decodeBase64(secretDataRelease, 'Secret data is not valid base64', options.secret);
   return decodeHelmPayload(payload.toString('latin1'), options);
 }
@@ -88,7 +64,7 @@ export function decodeReleaseSecretData(secretDataRelease: string, options: Deco
  * Decodes Helm's own payload text: base64 of gzip-compressed release JSON, or of plain JSON (releases written
  * before Helm compressed them). Mirrors `decodeRelease` in Helm's storage/driver/util.go.
  */
-export function decodeHelmPayload(payload: string, options: DecodeOptions = {}): HelmRelease {
+export function decodeHelmPayload(payload: string, options: DecodeOptions = {}): Release {
   const secret = options.secret;
   let bytes = decodeBase64(payload, 'release payload is not valid base64', secret);
   if (bytes.length > GZIP_MAGIC.length && GZIP_MAGIC.every((b, i) => bytes[i] === b)) {
@@ -111,7 +87,7 @@ export function decodeHelmPayload(payload: string, options: DecodeOptions = {}):
  * Decodes a release Secret. Checks the Secret `type` and the `name`/`version` labels against the payload when
  * they are present, so a mislabelled Secret is reported instead of being mistaken for another revision.
  */
-export function releaseFromSecret(secret: ReleaseSecretLike): HelmRelease {
+export function releaseFromSecret(secret: ReleaseSecretLike): Release {
   const meta = secret.metadata;
   const id = meta?.name === undefined ? undefined : meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
   if (secret.type !== undefined && secret.type !== RELEASE_SECRET_TYPE) {
@@ -162,7 +138,7 @@ function contentFree(cause: unknown): Error {
   return new Error('non-Error thrown');
 }
 
-function toRelease(json: unknown, secret: string | undefined): HelmRelease {
+function toRelease(json: unknown, secret: string | undefined): Release {
   const fail = (what: string): never => {
     throw new ReleaseDecodeError(`release JSON ${what}`, { secret });
   };
@@ -205,8 +181,4 @@ function toRelease(json: unknown, secret: string | undefined): HelmRelease {
 
 function optionalString<K extends string>(key: K, value: unknown): { [P in K]?: string } {
   return typeof value === 'string' && value !== '' ? ({ [key]: value } as { [P in K]: string }) : {};
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

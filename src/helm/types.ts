@@ -1,13 +1,159 @@
-// The shapes the helm CLI adapter hands out, in a module of their own so that the argv/output helpers (args.ts)
-// and the adapter (cli.ts) share them without importing each other. Types only; imported by helm/ and re-exported
-// by cli.ts.
+// The shapes helm/ hands out: the one Release (from helm's `--output json` and from a decoded release Secret), the
+// helm version, and the client interfaces with their call parameters. Types only; imported by every module of
+// helm/ and re-exported by cli.ts and release.ts, so that no two helm/ modules need to import each other for a type.
 
-/** The subset of helm's `--output json` release that the operator reads. Never includes the values (`config`). */
-export interface HelmReleaseResult {
-  readonly name: string;
-  readonly namespace: string;
-  readonly version: number;
-  readonly info: { readonly status: string; readonly notes?: string };
-  readonly manifest: string;
-  readonly chart: { readonly metadata: { readonly name: string; readonly version: string } };
+/** Every status Helm gives a release (`release.Status` in Helm's pkg/release). */
+export type ReleaseStatus =
+  | 'unknown'
+  | 'deployed'
+  | 'uninstalled'
+  | 'superseded'
+  | 'failed'
+  | 'uninstalling'
+  | 'pending-install'
+  | 'pending-upgrade'
+  | 'pending-rollback';
+
+export interface ReleaseInfo {
+  readonly status: ReleaseStatus;
+  readonly description?: string;
+  readonly notes?: string;
+  /** RFC 3339 timestamps exactly as Helm wrote them (decoded Secrets only). */
+  readonly firstDeployed?: string;
+  readonly lastDeployed?: string;
 }
+
+export interface ReleaseChart {
+  readonly name: string;
+  readonly version: string;
+  readonly appVersion?: string;
+}
+
+/**
+ * One revision of a Helm release, as helm's `--output json` prints it (install, upgrade) or as its release Secret
+ * decodes (releaseFromSecret). Only a decoded Secret carries `config`; helm's output is read without it.
+ */
+export interface Release {
+  readonly name: string;
+  /** Empty when Helm did not record one (it always does since v3.0). */
+  readonly namespace: string;
+  /** The revision, starting at 1. */
+  readonly version: number;
+  readonly info: ReleaseInfo;
+  readonly chart: ReleaseChart;
+  /** The user-supplied values (`helm --values`/`--set`), `{}` when none. May hold secrets: never log it. */
+  readonly config?: Record<string, unknown>;
+  /** The rendered manifest, `''` when empty. */
+  readonly manifest: string;
+}
+
+export interface HelmVersion {
+  /** The version as helm printed it, e.g. `v3.22.0+gabc1234`. */
+  readonly version: string;
+  readonly major: number;
+  readonly minor: number;
+}
+
+/** The values given to a chart: the custom resource's spec. Serialized as JSON, which is valid YAML. */
+export type HelmValues = Readonly<Record<string, unknown>>;
+
+/** A post-renderer executable and its leading arguments (each install/upgrade appends its own). */
+export interface PostRenderer {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+export interface HelmCallOptions {
+  /** Aborting sends SIGTERM to helm (SIGKILL after `killGraceMs`); the call rejects once helm has exited. */
+  readonly signal: AbortSignal;
+}
+
+export interface ReleaseParams extends HelmCallOptions {
+  readonly release: string;
+  readonly namespace: string;
+  readonly disableHooks?: boolean;
+}
+
+export interface InstallParams extends ReleaseParams {
+  readonly chart: string;
+  readonly values: HelmValues;
+  /** Labels stored on the release record (`--labels`). */
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly extraArgs?: readonly string[];
+  /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
+  readonly postRenderArgs?: readonly string[];
+}
+
+export interface UpgradeParams extends ReleaseParams {
+  readonly chart: string;
+  readonly values: HelmValues;
+  /** Labels stored on the new release record (`--labels`). */
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly force?: boolean;
+  readonly dryRun?: false | 'client' | 'server';
+  /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
+  readonly postRenderArgs?: readonly string[];
+}
+
+export interface UninstallParams extends ReleaseParams {
+  readonly wait?: boolean;
+}
+
+export interface RollbackParams extends ReleaseParams {
+  /** @default the previous revision */
+  readonly revision?: number;
+  readonly force?: boolean;
+}
+
+/** What the reconciler (and `cleanup`) asks of helm. Install and upgrade return the new revision without `config`. */
+export interface HelmClient {
+  version(call: HelmCallOptions): Promise<HelmVersion>;
+  install(params: InstallParams): Promise<Release>;
+  upgrade(params: UpgradeParams): Promise<Release>;
+  uninstall(params: UninstallParams): Promise<void>;
+  rollback(params: RollbackParams): Promise<void>;
+}
+
+export interface TemplateParams extends HelmCallOptions {
+  /** A chart directory (or anything `helm template` accepts). */
+  readonly chart: string;
+  readonly release: string;
+  readonly namespace: string;
+  /** Also render the chart's `crds/` files (`--include-crds`). */
+  readonly includeCrds?: boolean;
+  /** Capabilities.KubeVersion (`--kube-version`, e.g. `v1.36.0`); helm's compiled-in default otherwise. */
+  readonly kubeVersion?: string | undefined;
+}
+
+export interface CreateParams extends HelmCallOptions {
+  /** The chart's name: helm creates `<dir>/<name>/`. */
+  readonly name: string;
+  readonly dir: string;
+}
+
+export interface PullParams extends HelmCallOptions {
+  /** `repo/chart`, `oci://…`, an http(s) URL, or a chart name in `repo`. */
+  readonly chart: string;
+  /** A version or constraint; the latest when absent. */
+  readonly version?: string | undefined;
+  /** A chart repository URL (`--repo`). */
+  readonly repo?: string | undefined;
+  /** Absolute directory the chart is unpacked into, as `<destDir>/<chart name>/`. */
+  readonly destDir: string;
+}
+
+export interface DependencyBuildParams extends HelmCallOptions {
+  readonly chartDir: string;
+}
+
+/** What the scaffolder (`create api`, `generate rbac`) asks of helm; no cluster is involved. */
+export interface HelmChartClient {
+  version(call: HelmCallOptions): Promise<HelmVersion>;
+  /** The rendered manifest (`helm template` stdout): multi-document YAML with `# Source:` comments. */
+  template(params: TemplateParams): Promise<string>;
+  create(params: CreateParams): Promise<void>;
+  pull(params: PullParams): Promise<void>;
+  dependencyBuild(params: DependencyBuildParams): Promise<void>;
+}
+
+export type HelmCli = HelmClient & HelmChartClient;

@@ -2,6 +2,7 @@
 // and reason) and KubeTransportError (the request never got a usable answer). Thrown by kube/rest.ts and read
 // by every caller. Must never embed request bodies (they may hold Secret data); only the server's own message.
 
+import type { ErrorCode } from '../core/codes.js';
 import { OperatorError } from '../core/errors.js';
 import type { KubeStatus } from './types.js';
 
@@ -23,7 +24,7 @@ export interface KubeApiErrorInit {
 
 /** The API server answered with an error status. `status` is the HTTP status, `reason` the Status reason. */
 export class KubeApiError extends OperatorError {
-  readonly code: string = 'KUBE_API_ERROR';
+  readonly code: ErrorCode = 'KUBE_API_ERROR';
   readonly status: number;
   readonly reason: string;
   readonly serverMessage: string;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { flush } from '../../test/support/flush.js';
 import { TokenBucket } from './ratelimit.js';
-
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('TokenBucket', () => {
   it('lets a burst through at once, then spaces requests at 1/qps', async () => {

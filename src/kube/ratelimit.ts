@@ -1,9 +1,11 @@
 // Client-side request rate limit, like client-go's token bucket (QPS + burst): every API request takes a token
 // first, so a reconcile storm cannot flood the API server. Used by kube/rest.ts.
-// Waits only through the injected Clock; it never schedules timers of its own.
+// The bucket is core/token-bucket.ts; this adds the waiting. Waits only through the injected Clock; it never
+// schedules timers of its own.
 
 import type { Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
+import { TokenBucket as Bucket } from '../core/token-bucket.js';
 
 export interface TokenBucketOptions {
   /** Sustained requests per second; Infinity disables the limit. */
@@ -15,10 +17,8 @@ export interface TokenBucketOptions {
 
 export class TokenBucket {
   readonly #qps: number;
-  readonly #burst: number;
   readonly #clock: Clock;
-  #tokens: number;
-  #last: number;
+  readonly #bucket: Bucket;
 
   constructor(options: TokenBucketOptions) {
     const { qps, burst, clock } = options;
@@ -27,10 +27,8 @@ export class TokenBucket {
       throw new ConfigError(`client burst must be an integer ≥ 1, got ${burst}`);
     }
     this.#qps = qps;
-    this.#burst = burst;
     this.#clock = clock;
-    this.#tokens = burst;
-    this.#last = clock.now();
+    this.#bucket = new Bucket({ capacity: burst, amount: qps, periodMs: 1000, now: clock.now() });
   }
 
   /**
@@ -41,14 +39,10 @@ export class TokenBucket {
   take(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#qps === Number.POSITIVE_INFINITY) return Promise.resolve();
-    const now = this.#clock.now();
-    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#last) * this.#qps) / 1000);
-    this.#last = now;
-    this.#tokens -= 1;
-    if (this.#tokens >= 0) return Promise.resolve();
-    const waitMs = Math.ceil((-this.#tokens * 1000) / this.#qps);
+    const waitMs = this.#bucket.reserve(this.#clock.now());
+    if (waitMs === 0) return Promise.resolve();
     return this.#clock.sleep(waitMs, signal).catch((err: unknown) => {
-      this.#tokens += 1;
+      this.#bucket.unreserve();
       throw err;
     });
   }

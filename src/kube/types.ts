@@ -1,5 +1,5 @@
 // The Kubernetes API as this operator sees it: unstructured objects (plain JSON, never typed models) and the
-// KubeClient interface that kube/client.ts implements and test/fakes/kube.ts fakes. Types only, no runtime code.
+// KubeClient interface that kube/client.ts implements and test/fakes/kube-api.ts fakes. Types only, no runtime code.
 // Must never import @kubernetes/client-node: every layer above kube/ imports these types.
 
 export interface OwnerReference {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { FakeKubeApi } from '../../test/fakes/kube-api.js';
+import { flush } from '../../test/support/flush.js';
 import { silentLogger } from '../core/logger.js';
-import { AlreadyExistsError, ConflictError, KubeApiError, NotFoundError } from '../kube/errors.js';
-import type { KubeClient, KubeObject } from '../kube/types.js';
+import { KubeApiError } from '../kube/errors.js';
 import { LeaderElector, LeadershipLostError, microTime } from './election.js';
 
 interface Spec {
@@ -13,69 +14,27 @@ interface Spec {
   leaseTransitions?: number;
 }
 
-/** An in-memory API server for one kind: get/create/update with resourceVersion checks; `down` fails every call. */
+/** Leases in namespace `ns` of the in-memory API: read a spec, put one behind the elector's back, take it down. */
 class FakeLeases {
-  readonly objects = new Map<string, KubeObject>();
-  #rv = 0;
-  down = false;
-  writes = 0;
+  readonly client = new FakeKubeApi();
+
+  /** While true, every call fails with a 503. */
+  set down(down: boolean) {
+    this.client.down = down ? new KubeApiError({ status: 503 }) : undefined;
+  }
+
+  get writes(): number {
+    return this.client.writes;
+  }
 
   spec(name = 'lock'): Spec | undefined {
-    return this.objects.get(`ns/${name}`)?.spec as Spec | undefined;
+    return this.client.objects.get(`leases/ns/${name}`)?.spec as Spec | undefined;
   }
 
   put(spec: Spec, name = 'lock'): void {
-    this.objects.set(`ns/${name}`, {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name, namespace: 'ns', resourceVersion: String(++this.#rv) },
-      spec,
-    });
-  }
-
-  readonly client: KubeClient = {
-    get: async (_res, namespace, name) => {
-      this.#check();
-      const obj = this.objects.get(`${namespace}/${name}`);
-      if (!obj) throw new NotFoundError({ status: 404 });
-      return structuredClone(obj);
-    },
-    create: async (_res, obj) => {
-      this.#check();
-      const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
-      if (this.objects.has(key)) throw new AlreadyExistsError({ status: 409, reason: 'AlreadyExists' });
-      this.writes++;
-      const stored = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } };
-      this.objects.set(key, stored);
-      return structuredClone(stored);
-    },
-    update: async (_res, obj) => {
-      this.#check();
-      const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
-      const cur = this.objects.get(key);
-      if (!cur) throw new NotFoundError({ status: 404 });
-      if (cur.metadata.resourceVersion !== obj.metadata.resourceVersion) throw new ConflictError({ status: 409 });
-      this.writes++;
-      const stored = { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } };
-      this.objects.set(key, stored);
-      return structuredClone(stored);
-    },
-    updateStatus: () => Promise.reject(new Error('not used')),
-    patch: () => Promise.reject(new Error('not used')),
-    delete: () => Promise.reject(new Error('not used')),
-    list: () => Promise.reject(new Error('not used')),
-    watch: () => Promise.reject(new Error('not used')),
-    discover: () => Promise.reject(new Error('not used')),
-    serverVersion: () => Promise.reject(new Error('not used')),
-  };
-
-  #check(): void {
-    if (this.down) throw new KubeApiError({ status: 503 });
+    this.client.put({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'ns' }, spec });
   }
 }
-
-/** Lets pending promise continuations (fake API calls, resolved sleeps) run. */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function advance(clock: FakeClock, ms: number, step = 500): Promise<void> {
   for (let done = 0; done < ms; done += step) {
@@ -152,16 +111,14 @@ describe('LeaderElector', () => {
 
   it('loses a write race without error and retries', async () => {
     const { clock, leases, elector } = setup();
-    const realUpdate = leases.client.update;
     let raced = false;
     leases.put({ holderIdentity: '', renewTime: microTime(T0) });
-    (leases.client as { update: KubeClient['update'] }).update = async (res, obj, opts) => {
+    leases.client.on('before', { verb: 'update' }, () => {
       if (!raced) {
         raced = true;
         leases.put({ holderIdentity: '', renewTime: microTime(T0) });
       }
-      return realUpdate(res, obj, opts);
-    };
+    });
     const done = elector.acquire(new AbortController().signal);
     await flush();
     expect(elector.isLeader()).toBe(false);

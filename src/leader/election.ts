@@ -1,9 +1,10 @@
 // Lease-based leader election (coordination.k8s.io/v1 Lease), with client-go leaderelection's semantics: acquire
 // when the lease is free, expired or ours (optimistic concurrency on resourceVersion), renew every retry period,
-// and report the loss when no renew succeeds within the renew deadline. Used by `helm-operator run` (cmd/cli.ts).
+// and report the loss when no renew succeeds within the renew deadline. Used by the manager (manager/manager.ts).
 // Never exits the process and never starts controllers itself: the caller decides what leading means.
 
 import type { Clock } from '../core/clock.js';
+import { errFields } from '../core/error-fields.js';
 import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/errors.js';
@@ -132,7 +133,7 @@ export class LeaderElector {
       );
       this.#o.logger.info({ lease: this.#where() }, 'Released leader lease');
     } catch (err) {
-      this.#o.logger.warn({ lease: this.#where(), err: String(err) }, 'Could not release the leader lease');
+      this.#o.logger.warn({ lease: this.#where(), err: errFields(err) }, 'Could not release the leader lease');
     }
   }
 
@@ -219,7 +220,7 @@ export class LeaderElector {
       if (err instanceof ConflictError || err instanceof AlreadyExistsError) {
         this.#o.logger.debug({ lease: this.#where() }, 'Lost a race for the leader lease');
       } else {
-        this.#o.logger.warn({ lease: this.#where(), err: String(err) }, 'Error reading or writing the leader lease');
+        this.#o.logger.warn({ lease: this.#where(), err: errFields(err) }, 'Error reading or writing the leader lease');
       }
       return false;
     }

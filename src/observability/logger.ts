@@ -1,6 +1,8 @@
 // Builds the operator's JSON logger: the only module that imports pino as a value. Called by the CLI entry with
-// the level and encoder from the zap-compatible flags. Never writes secrets; callers put data in fields.
+// the level and encoder from the zap-compatible flags. Never writes secrets; callers put data in fields, and an
+// Error under `err` is reduced to its type, code, message and cause chain (core/error-fields.ts), nothing else.
 import { pino } from 'pino';
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -20,6 +22,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     base: null,
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
+    // Replaces pino's own err serializer, which copies every enumerable property (stdout, bodies...) and the stack.
+    serializers: { err: (err: unknown) => (err instanceof Error ? errFields(err) : err) },
   };
   const destination = options.destination ?? pino.destination({ fd: 2, sync: true });
   if (options.encoder === 'console') {

@@ -2,6 +2,7 @@
 // garbage collection cannot follow one) operator-sdk's primary-resource annotations. Pure; applied by the
 // post-renderer to every object through transformManifest. Never mutates its input and never does I/O.
 import { OperatorError } from '../core/errors.js';
+import { isRecord } from '../core/guards.js';
 import { resourcePolicyKeep } from '../helm/manifest.js';
 
 export const CHART_LABEL = 'helm.sdk.operatorframework.io/chart';
@@ -76,8 +77,8 @@ export function applyOwnership(obj: Mapping, ctx: OwnershipContext, scopeOf: Sco
   const labels = { ...mapping(metadata.labels), [CHART_LABEL]: ctx.chart };
   const annotations = mapping(metadata.annotations);
   const refs = Array.isArray(metadata.ownerReferences) ? (metadata.ownerReferences as unknown[]) : [];
-  const others = refs.filter((ref) => !(isMapping(ref) && ref.uid === owner.uid));
-  const otherController = others.some((ref) => isMapping(ref) && ref.controller === true);
+  const others = refs.filter((ref) => !(isRecord(ref) && ref.uid === owner.uid));
+  const otherController = others.some((ref) => isRecord(ref) && ref.controller === true);
   const keep = resourcePolicyKeep({ annotations: stringValues(annotations) });
   const sameNamespace = namespaced && (namespace ?? ctx.releaseNamespace) === owner.namespace;
 
@@ -91,7 +92,7 @@ export function applyOwnership(obj: Mapping, ctx: OwnershipContext, scopeOf: Sco
       controller: true,
       blockOwnerDeletion: true,
     };
-    const at = refs.findIndex((r) => isMapping(r) && r.uid === owner.uid);
+    const at = refs.findIndex((r) => isRecord(r) && r.uid === owner.uid);
     out.ownerReferences = at < 0 ? [...refs, mine] : [...others.slice(0, at), mine, ...others.slice(at)];
   } else {
     out.annotations = {
@@ -109,13 +110,9 @@ export function groupKindOf(apiVersion: string, kind: string): string {
   return slash < 0 ? kind : `${kind}.${apiVersion.slice(0, slash)}`;
 }
 
-function isMapping(value: unknown): value is Mapping {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A mapping field as a mapping; anything else (absent, null, a scalar) as an empty one. */
 function mapping(value: unknown): Mapping {
-  return isMapping(value) ? value : {};
+  return isRecord(value) ? value : {};
 }
 
 function text(value: unknown): string | undefined {

@@ -4,6 +4,7 @@
 
 import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 
 export interface PostRenderRequest {
@@ -45,7 +46,7 @@ export async function startPostRenderServer(o: PostRenderServerOptions): Promise
         (out) => reply(200, out),
         (err: unknown) => {
           const message = err instanceof Error ? err.message : String(err);
-          o.logger.warn({ err: message }, 'Post-render failed');
+          o.logger.warn({ err: errFields(err) }, 'Post-render failed');
           reply(err instanceof TooLargeError ? 413 : 422, `${message}\n`);
         },
       );

@@ -1,12 +1,15 @@
 // The helm actions of one reconcile with their failure remediation: a failed install is uninstalled, a failed
 // upgrade is rolled back to the last deployed revision, and a release stuck in pending-* (with no helm of ours on
-// it) is recovered. Called by HelmReconciler; never writes the CR (it returns what happened for the status).
+// it) is recovered; a failed remediation is thrown with the failure (RemediationFailedError). Called by
+// HelmReconciler; never writes the CR (it returns what happened for the status).
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient, HelmReleaseResult } from '../helm/cli.js';
 import { type HistorySummary, isPending, summarize } from '../helm/history.js';
 import type { HelmRelease } from '../helm/release.js';
 import type { ReleaseOptions } from './annotations.js';
 import { failureMessage } from './classify.js';
+import { RemediationFailedError } from './remediation-error.js';
 import type { ReleaseReader } from './types.js';
 
 export interface ActionContext {
@@ -86,20 +89,25 @@ export async function install(ctx: ActionContext, state: HistorySummary): Promis
     return result;
   } catch (err) {
     ctx.note('Warning', 'InstallFailed', `Install of release ${release} failed: ${failureMessage(err)}`);
-    if (!signal.aborted) await uninstallFailedInstall(ctx);
-    throw err;
+    const undo = signal.aborted ? undefined : await uninstallFailedInstall(ctx);
+    throw undo ? new RemediationFailedError(err, 'uninstall', undo.error) : err;
   }
 }
 
-async function uninstallFailedInstall(ctx: ActionContext): Promise<void> {
+/** What a failed remediation threw (it is also logged here); undefined when it succeeded or had nothing to do. */
+type RemediationResult = { readonly error: unknown } | undefined;
+
+async function uninstallFailedInstall(ctx: ActionContext): Promise<RemediationResult> {
   const { release, namespace, signal } = ctx;
   try {
     const after = await summary(ctx);
-    if (!after.latest) return; // helm failed before recording anything (e.g. a render error)
+    if (!after.latest) return undefined; // helm failed before recording anything (e.g. a render error)
     await ctx.helm.uninstall({ release, namespace, signal });
     ctx.log.info({ release }, 'Uninstalled failed install');
+    return undefined;
   } catch (err) {
-    ctx.log.warn({ release, err: failureMessage(err) }, 'Could not uninstall failed install');
+    ctx.log.warn({ release, err: errFields(err) }, 'Could not uninstall failed install');
+    return { error: err };
   }
 }
 
@@ -116,23 +124,25 @@ export async function upgrade(ctx: ActionContext, deployed: HelmRelease): Promis
     return result;
   } catch (err) {
     ctx.note('Warning', 'UpgradeFailed', `Upgrade of release ${release} failed: ${failureMessage(err)}`);
-    if (!signal.aborted) await rollbackFailedUpgrade(ctx, deployed);
-    throw err;
+    const undo = signal.aborted ? undefined : await rollbackFailedUpgrade(ctx, deployed);
+    throw undo ? new RemediationFailedError(err, 'rollback', undo.error) : err;
   }
 }
 
-async function rollbackFailedUpgrade(ctx: ActionContext, deployed: HelmRelease): Promise<void> {
+async function rollbackFailedUpgrade(ctx: ActionContext, deployed: HelmRelease): Promise<RemediationResult> {
   const { release, namespace, signal } = ctx;
   try {
     const after = await summary(ctx);
     // Nothing to undo when helm recorded no new revision (a render error) or the deployed one is still the latest.
-    if (!after.latest || after.latest.version <= deployed.version) return;
+    if (!after.latest || after.latest.version <= deployed.version) return undefined;
     const revision = deployed.version;
     await ctx.helm.rollback({ release, namespace, revision, force: ctx.options.rollbackForce, signal });
     ctx.note('Normal', 'RolledBack', `Rolled back release ${release} to revision ${revision} after the failed upgrade`);
     ctx.log.info({ release, revision }, 'Rolled back release');
+    return undefined;
   } catch (err) {
     ctx.note('Warning', 'RollbackFailed', `Rollback of release ${release} failed: ${failureMessage(err)}`);
-    ctx.log.warn({ release, err: failureMessage(err) }, 'Error rolling back release');
+    ctx.log.warn({ release, err: errFields(err) }, 'Error rolling back release');
+    return { error: err };
   }
 }

@@ -1,6 +1,7 @@
 // Sorts helm failures: errors rendering the chart with the given values (template/values/schema problems) make a
 // CR Irreconcilable, since retrying the same inputs cannot help; everything else is a ReleaseFailed. Also the
 // backoff for failed releases. Pure; called by the reconciler.
+import { backoffDelay } from '../core/backoff.js';
 import { HelmCommandError } from '../helm/errors.js';
 
 const RENDER_ERRORS = [
@@ -34,5 +35,5 @@ export const DEFAULT_RELEASE_BACKOFF: BackoffPolicy = { baseMs: 10_000, maxMs: 9
 /** Delay before the next attempt after `failures` consecutive failures (1 → base, doubling, capped). */
 export function releaseRetryDelay(failures: number, policy: BackoffPolicy = DEFAULT_RELEASE_BACKOFF): number {
   const n = Math.max(1, failures);
-  return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(n - 1, 30));
+  return backoffDelay(Math.min(n - 1, 30), policy);
 }

@@ -41,6 +41,14 @@ export function releaseFingerprint({ chartDigest: digest, values, options }: Fin
   return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
+/** Label on Helm's release record holding the fingerprint of the inputs that produced it. */
+export const FINGERPRINT_LABEL = 'helm.sdk.operatorframework.io/fingerprint';
+
+/** A label value (at most 63 characters of [a-z0-9]) from a `sha256:<hex>` fingerprint. */
+export function fingerprintLabel(fingerprint: string): string {
+  return fingerprint.replace(/^sha256:/, '').slice(0, 63);
+}
+
 /**
  * JSON with object keys sorted recursively (by UTF-16 code unit), no whitespace. Follows JSON.stringify for
  * `toJSON` and for `undefined` (dropped from objects, `null` in arrays), but throws a TypeError where JSON.stringify

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ObjectServerFake, SERVED } from '../../test/fakes/object-server.js';
+import { clusterRoles, configMaps, FakeKubeApi, roles, serviceAccounts } from '../../test/fakes/kube-api.js';
 import { silentLogger } from '../core/logger.js';
-import type { ApiResource } from '../kube/types.js';
+import type { ApiResource, DeleteOptions } from '../kube/types.js';
 import { deleteOrphans, OutsideObjectMemo, outsideObjects, outsideObjectsOrNone } from './orphans.js';
 
-const [configMaps, , clusterRoles, roles] = SERVED as [ApiResource, ApiResource, ApiResource, ApiResource];
+/** A server for the given kinds (by default those the old object-server fake served). */
+const server = (served: ApiResource[] = [configMaps, serviceAccounts, clusterRoles, roles]) =>
+  new FakeKubeApi({ served });
+const deletes = (kube: FakeKubeApi) =>
+  kube
+    .callsOf('delete')
+    .map((c) => ({ key: c.key, propagationPolicy: (c.options as DeleteOptions).propagationPolicy }));
 
 const doc = (apiVersion: string, kind: string, metadata: string) =>
   `---\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n${metadata}\n`;
@@ -47,8 +53,28 @@ describe('OutsideObjectMemo', () => {
   });
 });
 
+describe('OutsideObjectMemo attempts', () => {
+  it('adds what helm was about to apply to what the deployed revision put outside, each once, until forgotten', () => {
+    const memo = new OutsideObjectMemo();
+    expect(memo.get('app/web')).toBeUndefined();
+    // An install that never got deployed (it failed, or the namespace went first) is still known.
+    memo.rememberAttempt('app/web', 'app', MANIFEST);
+    expect(memo.get('app/web')).toHaveLength(3);
+    memo.remember('app/web', 'app', 1, MANIFEST);
+    memo.rememberAttempt('app/web', 'app', doc('networking.k8s.io/v1', 'IngressClass', '  name: nginx'));
+    expect(memo.get('app/web')?.map((r) => `${r.kind}/${r.name}`)).toEqual([
+      'ConfigMap/here',
+      'ClusterRole/app-reader',
+      'Role/app-leader',
+      'IngressClass/nginx',
+    ]);
+    memo.forget('app/web');
+    expect(memo.get('app/web')).toBeUndefined();
+  });
+});
+
 describe('deleteOrphans', () => {
-  const run = (kube: ObjectServerFake) =>
+  const run = (kube: FakeKubeApi) =>
     deleteOrphans({
       kube,
       refs: outsideObjects(MANIFEST, 'app'),
@@ -59,7 +85,7 @@ describe('deleteOrphans', () => {
     });
 
   it("deletes the release's cluster-scoped objects and its objects in other namespaces", async () => {
-    const kube = new ObjectServerFake();
+    const kube = server();
     kube.add(clusterRoles, '', 'app-reader', ours);
     kube.add(roles, 'kube-system', 'app-leader', ours);
     kube.add(configMaps, 'app', 'here', ours);
@@ -68,7 +94,7 @@ describe('deleteOrphans', () => {
       'ClusterRole//app-reader',
       'Role/kube-system/app-leader',
     ]);
-    expect(kube.deleteCalls).toEqual([
+    expect(deletes(kube)).toEqual([
       { key: 'clusterroles/app-reader', propagationPolicy: 'Background' },
       { key: 'roles/kube-system/app-leader', propagationPolicy: 'Background' },
     ]);
@@ -77,18 +103,18 @@ describe('deleteOrphans', () => {
   });
 
   it('leaves objects whose Helm annotations name another release or namespace, or none', async () => {
-    const kube = new ObjectServerFake();
+    const kube = server();
     kube.add(clusterRoles, '', 'app-reader', {
       annotations: { 'meta.helm.sh/release-name': 'web', 'meta.helm.sh/release-namespace': 'elsewhere' },
     });
     kube.add(roles, 'kube-system', 'app-leader', {});
     expect(await run(kube)).toEqual([]);
-    expect(kube.deleteCalls).toEqual([]);
+    expect(deletes(kube)).toEqual([]);
   });
 
   it('skips objects already gone and kinds the server no longer serves', async () => {
-    const kube = new ObjectServerFake([configMaps, clusterRoles]);
+    const kube = server([configMaps, clusterRoles]);
     expect(await run(kube)).toEqual([]);
-    expect(kube.getCalls).toEqual(['clusterroles/app-reader']);
+    expect(kube.keysOf('get')).toEqual(['clusterroles/app-reader']);
   });
 });

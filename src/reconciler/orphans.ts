@@ -45,9 +45,23 @@ export function outsideObjectsOrNone(manifest: string, crNamespace: string): Out
   }
 }
 
-/** Per CR ("ns/name"), the outside objects of its last deployed revision; parsed once per revision. */
+/**
+ * Per CR ("ns/name"), the outside objects of its last deployed revision (parsed once per revision) and of every
+ * manifest helm was about to apply for it since (told by the post-renderer, so that an install that failed or was
+ * cut short by the namespace's deletion is covered too). Shared by every reconciler of the operator.
+ */
 export class OutsideObjectMemo {
   readonly #byKey = new Map<string, { readonly revision: number; readonly refs: readonly OutsideRef[] }>();
+  readonly #attempts = new Map<string, Map<string, OutsideRef>>();
+
+  /** Adds the outside objects of a manifest helm is about to apply for this CR; kept until forget(). */
+  rememberAttempt(key: string, crNamespace: string, manifest: string): void {
+    const refs = outsideObjectsOrNone(manifest, crNamespace);
+    if (refs.length === 0) return;
+    const seen = this.#attempts.get(key) ?? new Map<string, OutsideRef>();
+    for (const r of refs) seen.set(`${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`, r);
+    this.#attempts.set(key, seen);
+  }
 
   /** Records the deployed revision's outside objects (parses the manifest only when the revision changed). */
   remember(key: string, crNamespace: string, revision: number, manifest: string): void {
@@ -55,12 +69,21 @@ export class OutsideObjectMemo {
     this.#byKey.set(key, { revision, refs: outsideObjectsOrNone(manifest, crNamespace) });
   }
 
+  /** The deployed revision's outside objects and those of later attempts, each once; undefined: nothing known. */
   get(key: string): readonly OutsideRef[] | undefined {
-    return this.#byKey.get(key)?.refs;
+    const deployed = this.#byKey.get(key)?.refs;
+    const attempted = this.#attempts.get(key);
+    if (!attempted) return deployed;
+    const all = new Map<string, OutsideRef>();
+    for (const r of [...(deployed ?? []), ...attempted.values()]) {
+      all.set(`${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`, r);
+    }
+    return [...all.values()];
   }
 
   forget(key: string): void {
     this.#byKey.delete(key);
+    this.#attempts.delete(key);
   }
 }
 

@@ -3,13 +3,12 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { FakeHelm, HELM_V3, ReleaseHistory } from '../../test/fakes/helm.js';
 import { silentLogger } from '../core/logger.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
-import type { HelmClient, InstallParams } from '../helm/cli.js';
-import type { HelmRelease } from '../helm/release.js';
 import { HelmReconciler } from './reconciler.js';
 import { redactSecrets, type StatusManifestMode } from './status-manifest.js';
-import type { CrAccess, CustomResource, HelmAppStatus, StoredRelease } from './types.js';
+import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
 
 const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 const MANIFEST = `---
@@ -41,7 +40,6 @@ function world(mode?: StatusManifestMode) {
     },
     spec: {},
   };
-  const history: StoredRelease[] = [];
   const writes: HelmAppStatus[] = [];
   const waitedFor: string[] = [];
   /** What each cleanup call reports as still there, in order; then nothing. */
@@ -68,31 +66,12 @@ function world(mode?: StatusManifestMode) {
       return cr;
     },
   };
-  const install = async (p: InstallParams) => {
-    const release: HelmRelease = {
-      name: p.release,
-      namespace: p.namespace,
-      version: 1,
-      info: { status: 'deployed', notes: '' },
-      chart: { name: 'nginx', version: '0.1.0' },
-      config: {},
-      manifest: MANIFEST,
-    };
-    history.push({ release, labels: { ...(p.labels ?? {}) } });
-    return { ...release, chart: { metadata: release.chart } };
-  };
-  const unexpected = async () => {
-    throw new Error('unexpected helm call');
-  };
-  const helm: HelmClient = {
-    version: async () => ({ version: 'v3.22.0', major: 3, minor: 22 }),
-    install,
-    upgrade: unexpected,
-    rollback: unexpected,
-    async uninstall() {
-      history.length = 0;
-    },
-  };
+  // Installs record revision 1 with MANIFEST; upgrade and rollback are not scripted (the fake throws).
+  const history = new ReleaseHistory({ notes: '', manifestOf: () => MANIFEST });
+  const helm = new FakeHelm()
+    .on('version', () => HELM_V3)
+    .on('install', (p) => history.record(p))
+    .on('uninstall', () => history.clear());
   const reconciler = new HelmReconciler({
     watch: {
       group: 'demo.example.com',
@@ -108,7 +87,7 @@ function world(mode?: StatusManifestMode) {
     defaultReconcilePeriodMs: 60_000,
     crs,
     // A copy, as the API returns: uninstall must not empty what #delete already read.
-    releases: { history: async () => [...history] },
+    releases: { history: async () => history.list() },
     helm,
     cleanup: async (manifest) => {
       waitedFor.push(manifest);

@@ -1,17 +1,29 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { type HelmCall, type HelmCommand, helmWithHistory } from '../../test/fakes/helm.js';
 import type { Watch } from '../config/watches.js';
 import { RetryLaterError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
-import type { HelmClient, HelmReleaseResult, InstallParams, UpgradeParams } from '../helm/cli.js';
+import type { InstallParams, UpgradeParams } from '../helm/cli.js';
 import { HelmCommandError } from '../helm/errors.js';
-import type { HelmRelease } from '../helm/release.js';
-import { FINGERPRINT_LABEL, HelmReconciler } from './reconciler.js';
+import { FINGERPRINT_LABEL } from './fingerprint.js';
+import { HelmReconciler } from './reconciler.js';
 import type { CrAccess, CustomResource, HelmAppStatus, StoredRelease } from './types.js';
 
 const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
+
+function describeCall({ command, params }: HelmCall): string {
+  if (command === 'install' || command === 'upgrade') {
+    return `${command} ${JSON.stringify((params as InstallParams | UpgradeParams).values)}`;
+  }
+  if (command === 'rollback') {
+    const p = params as HelmCall<'rollback'>['params'];
+    return `rollback ${p.revision} force=${p.force}`;
+  }
+  return command;
+}
 
 /** An in-memory cluster: one CR, Helm's release history, and a log of every write in order. */
 function world(spec: unknown = { replicaCount: 2 }, manifestOf = (version: number) => `manifest v${version}`) {
@@ -23,7 +35,6 @@ function world(spec: unknown = { replicaCount: 2 }, manifestOf = (version: numbe
     metadata: { name: 'web', namespace: 'apps', resourceVersion: '1', generation: 1 },
     spec,
   };
-  const history: StoredRelease[] = [];
   const bump = (o: CustomResource, patch: Partial<CustomResource>): CustomResource => ({
     ...o,
     ...patch,
@@ -49,80 +60,17 @@ function world(spec: unknown = { replicaCount: 2 }, manifestOf = (version: numbe
       return cr;
     },
   };
-  const record = (version: number, p: InstallParams | UpgradeParams): HelmReleaseResult => {
-    for (const h of history)
-      if (h.release.info.status === 'deployed') Object.assign(h.release.info, { status: 'superseded' });
-    const release: HelmRelease = {
-      name: p.release,
-      namespace: p.namespace,
-      version,
-      info: { status: 'deployed', notes: 'NOTES for web' },
-      chart: { name: 'nginx', version: '0.1.0' },
-      config: {},
-      manifest: manifestOf(version),
-    };
-    history.push({ release, labels: { ...(p.labels ?? {}) } });
-    return {
-      name: p.release,
-      namespace: p.namespace,
-      version,
-      info: release.info,
-      manifest: release.manifest,
-      chart: { metadata: release.chart },
-    };
-  };
-  const helmCalls: string[] = [];
-  /** Makes the next install/upgrade fail; `recorded` adds a failed revision, as helm does past rendering. */
-  const failNext: { install?: HelmCommandError; upgrade?: HelmCommandError; recorded?: boolean } = {};
-  const fail = (command: 'install' | 'upgrade', p: InstallParams | UpgradeParams) => {
-    const err = failNext[command];
-    if (!err) return;
-    delete failNext[command];
-    if (failNext.recorded) {
-      const release: HelmRelease = {
-        name: p.release,
-        namespace: p.namespace,
-        version: history.length + 1,
-        info: { status: 'failed' },
-        chart: { name: 'nginx', version: '0.1.0' },
-        config: {},
-        manifest: 'broken',
-      };
-      history.push({ release, labels: {} });
-    }
-    throw err;
-  };
-  const helm: HelmClient = {
-    version: async () => ({ version: 'v3.22.0', major: 3, minor: 22 }),
-    async install(p) {
-      helmCalls.push(`install ${JSON.stringify(p.values)}`);
-      events.push('helm install');
-      fail('install', p);
-      return record(history.length + 1, p);
-    },
-    async upgrade(p) {
-      helmCalls.push(`upgrade ${JSON.stringify(p.values)}`);
-      events.push('helm upgrade');
-      fail('upgrade', p);
-      return record(history.length + 1, p);
-    },
-    async uninstall() {
-      helmCalls.push('uninstall');
-      events.push('helm uninstall');
-      history.length = 0;
-    },
-    async rollback(p) {
-      helmCalls.push(`rollback ${p.revision} force=${p.force}`);
-      const target = history.find((h) => h.release.version === p.revision);
-      if (!target) throw new Error('no such revision');
-      for (const h of history)
-        if (h.release.info.status === 'deployed') Object.assign(h.release.info, { status: 'superseded' });
-      history.push({
-        release: { ...target.release, version: history.length + 1, info: { status: 'deployed' } },
-        labels: target.labels,
-      });
-    },
-  };
+  const { helm, history: releases } = helmWithHistory({ notes: 'NOTES for web', manifestOf });
+  const history = releases.revisions;
+  // install, upgrade and uninstall show in the write log, in order (rollbacks never did).
+  helm.onCall(({ command }) => {
+    if (command === 'install' || command === 'upgrade' || command === 'uninstall') events.push(`helm ${command}`);
+  });
+  /** Makes the next `command` fail; `recorded` first adds a failed revision, as helm does past rendering. */
+  const failNext = (command: HelmCommand, err: Error, { recorded = false } = {}) =>
+    helm.failNext(command, err, (p: InstallParams | UpgradeParams) => {
+      if (recorded) releases.recordFailed(p);
+    });
   const watch: Watch = {
     group: 'demo.example.com',
     version: 'v1alpha1',
@@ -156,7 +104,10 @@ function world(spec: unknown = { replicaCount: 2 }, manifestOf = (version: numbe
     events,
     failNext,
     recorded,
-    helmCalls,
+    /** Every helm call but version, in order, as text. */
+    get helmCalls() {
+      return helm.calls.filter((c) => c.command !== 'version').map(describeCall);
+    },
     orphanCalls,
     history,
     get cr() {
@@ -264,6 +215,25 @@ describe('HelmReconciler', () => {
       expect(w.cr).toBeUndefined();
     });
 
+    it('takes helm uninstall finding no release (the records went after they were read) as uninstalled', async () => {
+      const w = world({ replicaCount: 2 }, outside);
+      await w.reconcile();
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.failNext('uninstall', helmError('uninstall', 'Error: uninstall: Release not loaded: web: release: not found'));
+      w.cr = { ...cr, metadata: { ...cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } };
+      w.events.length = 0;
+      expect(await w.reconcile()).toEqual({});
+      expect(w.orphanCalls).toEqual(['apps/web: ClusterRole//web-reader-v1 ConfigMap/kube-system/elsewhere']);
+      expect(w.events).toEqual([
+        'helm uninstall',
+        'delete orphans',
+        'status=Initialized:True:,Deployed:False:UninstallSuccessful',
+        'finalizers=',
+      ]);
+      expect(w.cr).toBeUndefined();
+    });
+
     it('deletes nothing outside when helm could still uninstall the release', async () => {
       const w = world({ replicaCount: 2 }, outside);
       await w.reconcile();
@@ -322,8 +292,9 @@ describe('HelmReconciler failure handling', () => {
   describe('when the install fails after helm recorded the release', () => {
     it('uninstalls it, sets ReleaseFailed/InstallError, counts the failure and asks to retry in 10 s', async () => {
       const w = world();
-      w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: admission webhook denied');
-      w.failNext.recorded = true;
+      w.failNext('install', helmError('install', 'Error: INSTALLATION FAILED: admission webhook denied'), {
+        recorded: true,
+      });
       const err = await w.reconcile().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RetryLaterError);
       expect(err).toMatchObject({ retryAfterMs: 10_000, code: 'HELM_COMMAND_FAILED' });
@@ -338,7 +309,7 @@ describe('HelmReconciler failure handling', () => {
       const w = world();
       const delays: unknown[] = [];
       for (let i = 0; i < 3; i++) {
-        w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: boom');
+        w.failNext('install', helmError('install', 'Error: INSTALLATION FAILED: boom'));
         delays.push(((await w.reconcile().catch((e: unknown) => e)) as RetryLaterError).retryAfterMs);
       }
       expect(delays).toEqual([10_000, 20_000, 40_000]);
@@ -353,8 +324,7 @@ describe('HelmReconciler failure handling', () => {
       const cr = w.cr;
       if (!cr) throw new Error('CR vanished');
       w.cr = { ...cr, metadata: { ...cr.metadata, generation: 2 }, spec: { replicaCount: 5 } };
-      w.failNext.upgrade = helmError('upgrade', 'Error: UPGRADE FAILED: cannot patch Deployment');
-      w.failNext.recorded = true;
+      w.failNext('upgrade', helmError('upgrade', 'Error: UPGRADE FAILED: cannot patch Deployment'), { recorded: true });
       await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
       expect(w.helmCalls.slice(1).map((c) => c.split(' ').slice(0, 3).join(' '))).toEqual([
         expect.stringMatching(/^upgrade/),
@@ -366,12 +336,69 @@ describe('HelmReconciler failure handling', () => {
     });
   });
 
+  describe('when the upgrade fails and so does the rollback', () => {
+    it('keeps the upgrade error and its code, with the rollback error in the chain and the condition', async () => {
+      const w = world();
+      await w.reconcile();
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.cr = { ...cr, metadata: { ...cr.metadata, generation: 2 }, spec: { replicaCount: 5 } };
+      const upgradeErr = helmError('upgrade', 'Error: UPGRADE FAILED: cannot patch Deployment');
+      const rollbackErr = helmError('rollback', 'Error: timed out waiting for the condition');
+      w.failNext('upgrade', upgradeErr, { recorded: true });
+      w.failNext('rollback', rollbackErr);
+      const err = await w.reconcile().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RetryLaterError);
+      expect(err).toMatchObject({ retryAfterMs: 10_000, code: 'HELM_COMMAND_FAILED' });
+      const cause = (err as RetryLaterError).cause;
+      expect(cause).toBeInstanceOf(AggregateError);
+      expect(cause).toMatchObject({ cause: upgradeErr, errors: [upgradeErr, rollbackErr] });
+      expect(condition(w.cr, 'ReleaseFailed')).toMatchObject({ status: 'True', reason: 'UpgradeError' });
+      const message = condition(w.cr, 'ReleaseFailed')?.message;
+      expect(message).toContain('cannot patch Deployment');
+      expect(message).toContain('; the rollback failed too: ');
+      expect(message).toContain('timed out waiting for the condition');
+      expect(w.recorded).toEqual(expect.arrayContaining(['Warning:UpgradeFailed', 'Warning:RollbackFailed']));
+    });
+  });
+
+  describe('when the install fails and uninstalling it fails too', () => {
+    it('keeps the install error and its code, with the uninstall error in the chain and the condition', async () => {
+      const w = world();
+      w.failNext('install', helmError('install', 'Error: INSTALLATION FAILED: admission webhook denied'), {
+        recorded: true,
+      });
+      w.failNext('uninstall', new Error('connection refused'));
+      const err = await w.reconcile().catch((e: unknown) => e);
+      expect(err).toMatchObject({ retryAfterMs: 10_000, code: 'HELM_COMMAND_FAILED' });
+      expect((err as RetryLaterError).cause).toBeInstanceOf(AggregateError);
+      expect(condition(w.cr, 'ReleaseFailed')).toMatchObject({ reason: 'InstallError' });
+      expect(condition(w.cr, 'ReleaseFailed')?.message).toMatch(
+        /admission webhook denied; the uninstall failed too: connection refused$/,
+      );
+    });
+
+    it('still sorts a chart that does not render as Irreconcilable', async () => {
+      const w = world();
+      w.failNext(
+        'install',
+        helmError('install', 'Error: INSTALLATION FAILED: execution error at (nginx/x.yaml:1:4): bad'),
+        { recorded: true },
+      );
+      w.failNext('uninstall', new Error('connection refused'));
+      await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
+      expect(condition(w.cr, 'Irreconcilable')).toMatchObject({ status: 'True', reason: 'ReconcileError' });
+      expect(condition(w.cr, 'Irreconcilable')?.message).toContain('the uninstall failed too: connection refused');
+      expect(condition(w.cr, 'ReleaseFailed')).toBeUndefined();
+    });
+  });
+
   describe('when the chart does not render with these values', () => {
     it('sets Irreconcilable/ReconcileError and has nothing to undo', async () => {
       const w = world();
-      w.failNext.install = helmError(
+      w.failNext(
         'install',
-        'Error: INSTALLATION FAILED: execution error at (nginx/templates/x.yaml:1:4): bad',
+        helmError('install', 'Error: INSTALLATION FAILED: execution error at (nginx/templates/x.yaml:1:4): bad'),
       );
       await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
       expect(w.helmCalls.map((c) => c.split(' ')[0])).toEqual(['install']);
@@ -383,12 +410,12 @@ describe('HelmReconciler failure handling', () => {
   describe('when the spec changes after failures', () => {
     it('starts the failure count afresh', async () => {
       const w = world();
-      w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: boom');
+      w.failNext('install', helmError('install', 'Error: INSTALLATION FAILED: boom'));
       await w.reconcile().catch(() => undefined);
       const cr = w.cr;
       if (!cr) throw new Error('CR vanished');
       w.cr = { ...cr, metadata: { ...cr.metadata, generation: 2 }, spec: { replicaCount: 1 } };
-      w.failNext.install = helmError('install', 'Error: INSTALLATION FAILED: boom');
+      w.failNext('install', helmError('install', 'Error: INSTALLATION FAILED: boom'));
       const err = (await w.reconcile().catch((e: unknown) => e)) as RetryLaterError;
       expect(err.retryAfterMs).toBe(10_000);
       expect((w.cr?.status as HelmAppStatus | undefined)?.failures).toBe(1);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { HelmRelease } from '../helm/release.js';
+import type { Release } from '../helm/release.js';
 import {
   isManifestMarker,
   MARKER_PREFIX,
@@ -221,7 +221,7 @@ describe('manifestToWaitFor', () => {
       chart: { name: 'demo', version: '0.1.0' },
       config: {},
       manifest,
-    } as HelmRelease,
+    } as Release,
   });
   const marker = statusRelease(release('x'.repeat(100)), 'full', 10).manifest;
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { lastDeployed, latest } from '../helm/history.js';
 import { editManifest } from '../helm/manifest.js';
-import type { HelmRelease } from '../helm/release.js';
+import type { Release } from '../helm/release.js';
 import type { DeployedRelease, StatusManifestMode } from './types.js';
 
 export type { StatusManifestMode } from './types.js';
@@ -28,7 +28,7 @@ export const STATUS_MANIFEST_CAP = 256 * 1024;
 /** The first line of every marker: a YAML comment, so a YAML reader of the marker finds no objects. */
 export const MARKER_PREFIX = '# helm-operator: manifest not stored in status';
 
-/** The release a status is written for (a HelmRelease or helm's install/upgrade result). */
+/** The release a status is written for (any helm Release: decoded from its Secret or returned by install/upgrade). */
 export interface StatusReleaseInput {
   readonly name: string;
   readonly namespace: string;
@@ -81,7 +81,7 @@ export function isManifestMarker(text: string): boolean {
  * only when the records are gone, the status's, unless that is a marker (or absent: `none`).
  */
 export function manifestToWaitFor(
-  history: readonly { readonly release: HelmRelease }[],
+  history: readonly { readonly release: Release }[],
   status: DeployedRelease | undefined,
 ): string | undefined {
   const releases = history.map((h) => h.release);

@@ -88,6 +88,17 @@ export function failedStatus(
   return { ...before, conditions: c, failures: (before.failures ?? 0) + 1 };
 }
 
+/**
+ * The status a reconcile of `generation` starts from: the stored one, with a clean failure count when the spec is
+ * new (the controller has reset its backoff too), and observedGeneration set to `generation`.
+ */
+export function startingStatus(stored: HelmAppStatus, generation: number | undefined): HelmAppStatus {
+  return {
+    ...(stored.observedGeneration === generation ? stored : withoutFailures(stored)),
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
+}
+
 /** The status with the failure counter cleared (a new spec starts counting afresh). */
 export function withoutFailures(s: HelmAppStatus): HelmAppStatus {
   const { failures: _dropped, ...rest } = s;

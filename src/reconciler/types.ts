@@ -1,7 +1,7 @@
 // The reconciler's view of the world: the custom resource shape it reads, its status, and the narrow ports it
-// needs (CR access, release history, helm). Types only; the CLI adapts the kube client and helm adapter to them.
+// needs (CR access, release history, helm). Types only; ports.ts adapts the kube client to them.
 import type { Logger } from '../core/logger.js';
-import type { HelmRelease } from '../helm/release.js';
+import type { Release } from '../helm/release.js';
 import type { Condition } from '../status/conditions.js';
 
 export interface CustomResource {
@@ -43,6 +43,9 @@ export interface HelmAppStatus {
   readonly failures?: number;
 }
 
+/** What a reconcile asks of the work queue when it succeeds (declared once, in the reconcile contract). */
+export type { Outcome } from '../controller/contract.js';
+
 export interface Signal {
   readonly signal: AbortSignal;
 }
@@ -59,7 +62,7 @@ export interface CrAccess {
 
 /** A release revision as stored by Helm, with the labels of its record (our fingerprint lives there). */
 export interface StoredRelease {
-  readonly release: HelmRelease;
+  readonly release: Release;
   readonly labels: Readonly<Record<string, string>>;
 }
 

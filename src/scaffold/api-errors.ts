@@ -2,12 +2,13 @@
 // imported or rendered, a rendered kind nobody knows, a CRD that would not keep the chart's defaults. Thrown by
 // src/scaffold/{api,chart,tar,rbac,rbac-rules,kube-version}.ts; callers match on `code`. Messages name the flag,
 // file, template or schema construct at fault and say what to do; they never quote chart values.
+import type { ScaffoldCode } from '../core/codes.js';
 import { OperatorError } from '../core/errors.js';
 
 /** A generic scaffolding failure with a stable code (bad flag, unreadable Chart.yaml, file conflict...). */
 export class ScaffoldError extends OperatorError {
-  readonly code: string;
-  constructor(message: string, code: string, options?: ErrorOptions) {
+  readonly code: ScaffoldCode;
+  constructor(message: string, code: ScaffoldCode, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
   }

@@ -1,10 +1,11 @@
 // The ClusterServiceVersion checks of bundle-validate.ts, after operator-framework/api's CSV and bundle validators:
 // name/version, install strategy, installModes, owned CRDs against the CRD files, alm-examples, service accounts.
 // Pure: takes parsed manifests, returns problem lines naming the file and field.
+import { isRecord } from '../core/guards.js';
 import { INSTALL_MODES, isCsvName, isSemver, type Manifest } from './bundle-format.js';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const obj = (v: unknown): Obj => (isRecord(v) ? v : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 function checkIdentity(file: string, csv: Obj, pkg: string | undefined, out: string[]) {

@@ -2,6 +2,7 @@
 // from the objects of `kubectl kustomize config/manifests`, as `operator-sdk generate bundle` does. Called by the
 // CLI's bundle command; returns file contents keyed by project-relative path and never writes or reads files.
 import { stringify } from '../config/yaml.js';
+import type { BundleCode } from '../core/codes.js';
 import { OperatorError } from '../core/errors.js';
 import { buildCsv, displayNameOf } from './bundle-csv.js';
 import {
@@ -20,8 +21,8 @@ import { type KubeObject, nameOf, splitRbac } from './bundle-rbac.js';
 
 /** A bad bundle input (flag or manifest): names the flag or object and says what to change. */
 export class BundleError extends OperatorError {
-  readonly code: string;
-  constructor(message: string, code = 'BUNDLE_INPUT_INVALID') {
+  readonly code: BundleCode;
+  constructor(message: string, code: BundleCode = 'BUNDLE_INPUT_INVALID') {
     super(message);
     this.code = code;
   }

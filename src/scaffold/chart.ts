@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse } from '../config/yaml.js';
+import { isRecord } from '../core/guards.js';
 import type { HelmChartClient } from '../helm/cli.js';
 import { ScaffoldError } from './api-errors.js';
 import { archiveRoot, extractTgz } from './tar.js';
@@ -36,7 +37,6 @@ export interface StagedChart {
 }
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads `<dir>/Chart.yaml`: the chart's name (which names its charts/ directory), version and dependencies. */
 export async function readChartMeta(dir: string): Promise<ChartMeta> {

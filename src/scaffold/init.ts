@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { isMap, isSeq, parseDocument, YAMLSeq } from '../config/yaml.js';
 import { ConfigError } from '../core/errors.js';
+import { isRecord } from '../core/guards.js';
 import { VERSION } from '../version.js';
 import { ScaffoldError } from './api-errors.js';
 import { stringifyLike, writeFiles } from './files.js';
@@ -240,8 +241,4 @@ async function readProjectText(dir: string, signal?: AbortSignal): Promise<{ fil
       { cause: err },
     );
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

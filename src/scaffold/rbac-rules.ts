@@ -1,6 +1,7 @@
 // Derives the manager ClusterRole's rules: what the operator itself needs (its CRs, helm's release Secrets, Events,
 // Namespaces) plus exact verbs on every kind a chart renders, looked up in kinds.ts, the chart's own CRDs, or the
 // cluster. Called by rbac.ts. Pure apart from the optional discover call; never falls back to broad rules.
+import { isRecord } from '../core/guards.js';
 import { manifestObjects, splitManifest } from '../helm/manifest.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { KubeClient } from '../kube/types.js';
@@ -71,7 +72,6 @@ export interface ChartRulesResult {
 }
 
 const TEST_HOOKS = new Set(['test', 'test-success', 'test-failure']);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The operator's own needs, whatever the charts: helm's release storage and Events. (operator-sdk also grants

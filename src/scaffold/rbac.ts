@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { loadWatches } from '../config/watches.js';
 import { parseAllDocuments } from '../config/yaml.js';
+import { isRecord } from '../core/guards.js';
 import type { HelmChartClient } from '../helm/cli.js';
 import { HelmCommandError } from '../helm/errors.js';
 import { ScaffoldError } from './api-errors.js';
@@ -54,8 +55,6 @@ export interface RulesResult {
   readonly rules: PolicyRule[];
   readonly warnings: string[];
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The rules one watched kind needs: its CRs plus everything its chart renders with default values. */
 export async function rulesForKind(input: KindRbacInput, deps: RbacDeps, signal: AbortSignal): Promise<RulesResult> {

@@ -4,12 +4,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Document, parse } from '../config/yaml.js';
+import { isRecord } from '../core/guards.js';
 import { ScaffoldError } from './api-errors.js';
 import type { FileSet } from './files.js';
 import { PATHS } from './init.js';
 import { CHART_VERBS, type PolicyRule } from './rbac-rules.js';
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The rules of the existing manager role ([] when the file is missing). */
 export async function readManagerRules(projectDir: string): Promise<PolicyRule[]> {

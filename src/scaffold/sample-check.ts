@@ -4,7 +4,8 @@
 // Called by api.ts before it writes anything. Pure; `format` is not checked, and messages name schema constructs,
 // never the sample's values.
 import { isDeepStrictEqual } from 'node:util';
-import { isRecord, PRESERVE, type SchemaProps } from './schema-keywords.js';
+import { isRecord } from '../core/guards.js';
+import { PRESERVE, type SchemaProps } from './schema-keywords.js';
 
 /** One field of the sample the CRD would not keep as it is. */
 export interface SampleProblem {

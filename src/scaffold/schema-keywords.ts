@@ -1,6 +1,7 @@
 // The JSON Schema vocabulary the values.schema.json converter needs: which keywords Kubernetes structural schemas
 // keep, allow inside combinators or cannot express, plus JSON-pointer resolution. Used by values-schema.ts and
 // sample-check.ts; pure data and functions.
+import { isRecord } from '../core/guards.js';
 
 /** A schema node: JSON Schema on the way in, a Kubernetes JSONSchemaProps on the way out. */
 export type SchemaProps = Record<string, unknown>;
@@ -63,7 +64,6 @@ export const KEYWORDS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
   object: ['minProperties', 'maxProperties'],
 };
 
-export const isRecord = (v: unknown): v is SchemaProps => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const pick = (from: SchemaProps, keys: readonly string[]): SchemaProps =>
   Object.fromEntries(keys.filter((k) => from[k] !== undefined).map((k) => [k, from[k]]));
 

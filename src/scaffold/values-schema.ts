@@ -3,11 +3,11 @@
 // cannot be expressed structurally becomes `x-kubernetes-preserve-unknown-fields` on that node plus a warning, never
 // an invalid CRD; objects keep undeclared keys unless `additionalProperties: false`. Defaults of values.yaml satisfy
 // `required` (helm validates values merged over values.yaml).
+import { isRecord } from '../core/guards.js';
 import {
   ANNOTATIONS,
   constToEnum,
   fits,
-  isRecord,
   K8S_FORMATS,
   KEYWORDS_BY_TYPE,
   PRESERVE,

@@ -3,6 +3,7 @@
 // comment-keeping Document API only for flow-style lists or when text insertion would not read back correctly.
 import { isDeepStrictEqual } from 'node:util';
 import { isSeq, parse, parseDocument, YAMLMap } from '../config/yaml.js';
+import { isRecord } from '../core/guards.js';
 import { ScaffoldError } from './api-errors.js';
 import { stringifyLike } from './files.js';
 import { WATCH_MARKER } from './templates/project.js';
@@ -21,8 +22,6 @@ export interface WatchEdit {
   /** False when an identical entry was already there. */
   readonly changed: boolean;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The watches.yaml text with `entry` added. An entry with the same group/version/kind is an error unless `force`,

@@ -1,11 +1,12 @@
-// The metrics (`GET /metrics`) and health-probe (`GET /healthz`, `GET /readyz`) HTTP servers, on Go-style
-// addresses (":8080", "127.0.0.1:8080", "[::1]:8080"; port 0 picks a free port; "0" disables the server).
-// Started by the CLI (cmd/cli.ts) before discovery; the only module that runs an HTTP server. It never exits the process:
-// a port it cannot bind is a ConfigError naming the flag. With `tls` /metrics is HTTPS; with `authorize` every
-// /metrics request is checked first (the Authorization header is handed over, never logged).
+// The metrics (`GET /metrics`) and health-probe (`GET /healthz`, `GET /readyz`) HTTP servers, on Go-style addresses
+// (":8080", "[::1]:8080"; port 0 picks a free port; "0" disables it). Started by Manager.start before discovery;
+// the operator's only other HTTP server is the post-render one on a unix socket (ownership/server.ts). Never exits:
+// an unbindable port is a ConfigError naming the flag. `tls` makes /metrics HTTPS; `authorize` (metrics-auth.ts) checks
+// every /metrics request first (the Authorization header is handed over, never logged).
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { errFields } from '../core/error-fields.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 
@@ -82,7 +83,7 @@ export async function startHttpServers(o: HttpServersOptions): Promise<HttpServe
           o.metrics.render().then(
             ({ contentType, body }) => send(res, 200, body, contentType),
             (err: unknown) => {
-              o.logger.error({ err: String(err) }, 'Cannot render metrics');
+              o.logger.error({ err: errFields(err) }, 'Cannot render metrics');
               send(res, 500, 'cannot render metrics\n');
             },
           );
@@ -92,7 +93,7 @@ export async function startHttpServers(o: HttpServersOptions): Promise<HttpServe
         res.once('close', () => gone.abort(new Error('the metrics client went away')));
         authorize(req.headers.authorization, gone.signal)
           .catch((err: unknown): AuthorizeResult => {
-            o.logger.error({ err: String(err) }, 'Cannot authorize a metrics request');
+            o.logger.error({ err: errFields(err) }, 'Cannot authorize a metrics request');
             return { status: 500, message: 'Authorization failed' };
           })
           .then((r) => {

@@ -3,39 +3,41 @@
 // never reaches the logs.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
+import { FakeKubeApi } from '../../test/fakes/kube-api.js';
 import type { Logger } from '../core/logger.js';
 import type { ApiResource, KubeObject } from '../kube/types.js';
 import { createMetricsAuthorizer, SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS } from './metrics-auth.js';
 
 const USER = { username: 'system:serviceaccount:ns:reader', uid: 'u-1', groups: ['g1', 'g2'], extra: { k: ['v'] } };
 
-interface Call {
-  readonly res: ApiResource;
-  readonly obj: KubeObject;
-}
-
 /** A cluster where `good-*` tokens authenticate and only `good-allowed*` tokens may get /metrics. */
 function fakeCluster(fail?: { tokenReview?: Error; sar?: Error }) {
-  const calls: Call[] = [];
-  const create = async (res: ApiResource, obj: KubeObject, { signal }: { signal: AbortSignal }) => {
-    signal.throwIfAborted();
-    calls.push({ res, obj });
-    if (res === TOKEN_REVIEWS) {
-      if (fail?.tokenReview) throw fail.tokenReview;
-      const token = (obj.spec as { token: string }).token;
-      const ok = token.startsWith('good-');
-      return {
-        ...obj,
-        status: ok
-          ? { authenticated: true, user: { ...USER, username: `${USER.username}:${token}` } }
-          : { error: 'invalid bearer token' },
-      };
-    }
+  const api = new FakeKubeApi();
+  api.react({ verb: 'create', plural: TOKEN_REVIEWS.plural }, ({ body }) => {
+    if (fail?.tokenReview) throw fail.tokenReview;
+    const obj = body as KubeObject;
+    const token = (obj.spec as { token: string }).token;
+    const ok = token.startsWith('good-');
+    return {
+      ...obj,
+      status: ok
+        ? { authenticated: true, user: { ...USER, username: `${USER.username}:${token}` } }
+        : { error: 'invalid bearer token' },
+    };
+  });
+  api.react({ verb: 'create', plural: SUBJECT_ACCESS_REVIEWS.plural }, ({ body }) => {
     if (fail?.sar) throw fail.sar;
+    const obj = body as KubeObject;
     const user = (obj.spec as { user: string }).user;
     return { ...obj, status: user.endsWith(':good-allowed') ? { allowed: true } : {} };
+  });
+  return {
+    create: api.create.bind(api),
+    /** The reviews posted, in order. */
+    get calls() {
+      return api.callsOf('create').map((c) => ({ res: c.res as ApiResource, obj: c.body }));
+    },
   };
-  return { calls, create };
 }
 
 function recordingLogger(lines: string[]): Logger {

@@ -4,6 +4,7 @@
 // the token. Never logs, caches or returns the token itself.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import type { AuthorizeResult, MetricsAuthorizer } from './http.js';
@@ -113,7 +114,7 @@ export function createMetricsAuthorizer(o: MetricsAuthorizerOptions): MetricsAut
 
   function failed(err: unknown, review: string, message: string, signal: AbortSignal): AuthorizeResult {
     // A client that went away needs no answer and is no server error.
-    if (!signal.aborted) o.logger.error({ err: String(err), review }, 'Cannot check a metrics request');
+    if (!signal.aborted) o.logger.error({ err: errFields(err), review }, 'Cannot check a metrics request');
     return { status: 500, message };
   }
 }

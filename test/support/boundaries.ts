@@ -19,6 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['observability', 'reconciler'],
   ['dependents'],
   ['deploy', 'scaffold'],
+  ['manager'],
   ['cmd'],
 ];
 /** The one module allowed to import each third-party library. */
@@ -28,7 +29,7 @@ export const LIBRARY_HOMES: Readonly<Record<string, string>> = {
   'prom-client': 'observability/metrics.ts',
   pino: 'observability/logger.ts',
   yaml: 'config/yaml.ts',
-  'js-yaml': 'helm/manifest.ts',
+  'js-yaml': 'helm/manifest-yaml.ts',
 };
 /** The composition root: the only folder that may read `process` (argv, env, signals, exit code, stdio). */
 const ROOT_DIR = 'cmd';

@@ -111,7 +111,7 @@ spec:
         - name: tmp
           mountPath: /tmp
       serviceAccountName: controller-manager
-      # helm commands get 300 s plus a 30 s kill grace; waiting longer than that means a rolling update or a drain
+      # helm commands get 330 s plus a 30 s kill grace; waiting that long means a rolling update or a drain
       # never kills helm in the middle of an install or upgrade (which would leave the release pending).
       terminationGracePeriodSeconds: 360
       volumes:

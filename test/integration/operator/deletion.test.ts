@@ -2,19 +2,16 @@
 // a foreign finalizer keeps Terminating): uninstall-wait holds the CR until the release's objects are gone, without
 // it the CR goes at once; the legacy finalizer is honoured and never joined by the new one; an invalid annotation
 // is reported but never blocks deletion; and a release whose records are already gone does not block the finalizer.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestNamespace, isGone, isNotFound, type TestKube, testKube } from '../../support/kube.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { isGone, isNotFound, type TestKube } from '../../support/kube.js';
 import {
-  crClient,
-  createTestCrd,
+  type crClient,
   FAILING_CHART,
   type OperatorProcess,
   releaseRevisions,
-  runCleanups,
-  startOperator,
   type TestKind,
-  watchesYaml,
 } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 const HOLD = 'example.com/hold';
 const LEGACY_FINALIZER = 'uninstall-helm-release';
@@ -27,11 +24,11 @@ describe('deletion', () => {
   let op: OperatorProcess;
   let crs: ReturnType<typeof crClient>;
   const names = new Set<string>();
-  const cleanups: (() => Promise<unknown>)[] = [];
   const poll = { timeout: 60_000, interval: 250 };
 
   const create = async (name: string, spec: unknown, metadata: Record<string, unknown> = {}) => {
     names.add(name);
+    f.track(kind, ns, name);
     await crs.create(name, spec, metadata);
   };
   const deployed = async (name: string) =>
@@ -80,42 +77,23 @@ describe('deletion', () => {
     }
   };
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Deletion');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-del');
-    ns = n;
-    crs = crClient(kube, kind, ns);
-    cleanups.push(deleteCrd, deleteNs);
-    op = startOperator({
-      watches: watchesYaml([{ ...kind, chart: FAILING_CHART }]),
-      args: ['--reconcile-period=2s'],
-      env: { WATCH_NAMESPACE: ns },
-    });
-    // Run last first: delete the CRs while the operator runs, free held ConfigMaps, stop the operator, and as a last
-    // resort strip the finalizers of any CR it did not free, so that the CRD and the namespace can go.
-    cleanups.push(async () => {
+  // At the end, last first: the fixture deletes the CRs while the operator runs (an uninstall-wait CR is only freed
+  // once its held objects are gone) and stops it; then held ConfigMaps are freed, and as a last resort the finalizers
+  // of any CR the operator did not free are stripped, so that the CRD and the namespace can go.
+  const f = useOperatorFixture({
+    kinds: [{ kind: 'Deletion', chart: FAILING_CHART }],
+    namespaces: ['op-del'],
+    operator: () => ({ args: ['--reconcile-period=2s'] }),
+    whileDeleting: () => unholdAll(),
+  });
+  beforeAll(() => {
+    ({ kube, kind, ns, op, crs } = f);
+    f.onCleanup(async () => {
       for (const name of names) {
         if (!(await isGone(() => crs.get(name)))) await forceFree(name);
       }
     });
-    cleanups.push(() => op.stop());
-    cleanups.push(unholdAll);
-    cleanups.push(async () => {
-      for (const name of names) await crs.delete(name);
-      for (const name of names) {
-        await vi.waitFor(async () => {
-          // An uninstall-wait CR is only freed once its held objects are gone.
-          await unholdAll();
-          expect(await isGone(() => crs.get(name))).toBe(true);
-        }, poll);
-      }
-    });
-  });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+    f.onCleanup(unholdAll);
   });
 
   describe('with the uninstall-wait annotation', () => {

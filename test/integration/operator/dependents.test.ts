@@ -1,18 +1,10 @@
 // Ownership, dependent watches and drift repair against the real control plane and the real helm: the chart's
 // objects carry ownerReferences or the CR-typed annotations and the chart label, and whatever someone scales,
 // edits or deletes is put back from the deployed manifest within seconds, by the operator itself (no helm).
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { createTestNamespace, isGone, isNotFound, type TestKube, testKube } from '../../support/kube.js';
-import {
-  crClient,
-  createTestCrd,
-  DEPENDENTS_CHART,
-  type OperatorProcess,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { isNotFound, type TestKube } from '../../support/kube.js';
+import { type crClient, DEPENDENTS_CHART, type OperatorProcess, type TestKind } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 const POLL = { timeout: 30_000, interval: 100 } as const;
 const CHART_LABEL = 'helm.sdk.operatorframework.io/chart';
@@ -30,7 +22,6 @@ describe.each(helms)(
     let op: OperatorProcess;
     let crs: ReturnType<typeof crClient>;
     let uid: string;
-    const cleanups: (() => Promise<unknown>)[] = [];
     const name = 'shop';
     const web = `${name}-web`;
     const clusterRole = () => `${ns}-${name}-reader`;
@@ -40,41 +31,28 @@ describe.each(helms)(
       return list.items.filter((e) => e.reason === 'DriftCorrected').map((e) => e.message ?? '');
     };
 
+    const f = useOperatorFixture({
+      kinds: [{ kind: 'Shop', chart: DEPENDENTS_CHART }],
+      namespaces: ['op-deps', 'op-deps-other'],
+      helm,
+      // No periodic reconcile: every repair below is triggered by the dependent's own watch event.
+      operator: () => ({ args: ['--reconcile-period=0', '--zap-log-level=debug'] }),
+    });
+
     beforeAll(async () => {
-      kube = testKube();
-      const [k, deleteCrd] = await createTestCrd(kube, 'Shop');
-      kind = k;
-      const [n, deleteNs] = await createTestNamespace(kube, 'op-deps');
-      const [o, deleteOther] = await createTestNamespace(kube, 'op-deps-other');
-      ns = n;
-      other = o;
-      cleanups.push(deleteCrd, deleteNs, deleteOther);
-      crs = crClient(kube, kind, ns);
-      op = startOperator({
-        watches: watchesYaml([{ ...kind, chart: DEPENDENTS_CHART }]),
-        // No periodic reconcile: every repair below is triggered by the dependent's own watch event.
-        args: ['--reconcile-period=0', '--zap-log-level=debug'],
-        env: { WATCH_NAMESPACE: ns },
-        helm,
-      });
-      cleanups.push(async () => {
-        await crs.delete(name);
-        await vi.waitFor(async () => expect(await isGone(() => crs.get(name))).toBe(true), { timeout: 60_000 });
-        await op.stop();
-        await kube.rbac.deleteClusterRole({ name: clusterRole() }).catch((e: unknown) => {
+      ({ kube, kind, op, crs } = f);
+      [ns, other] = f.namespaces as [string, string];
+      f.onCleanup(() =>
+        kube.rbac.deleteClusterRole({ name: clusterRole() }).catch((e: unknown) => {
           if (!isNotFound(e)) throw e;
-        });
-      });
-      await crs.create(name, { otherNamespace: other });
+        }),
+      );
+      await f.create(name, { otherNamespace: other });
       await vi.waitFor(async () => expect((await crs.condition(name, 'Deployed'))?.status).toBe('True'), {
         timeout: 60_000,
         interval: 250,
       });
       uid = String(((await crs.get(name)).metadata as { uid?: string }).uid);
-    });
-
-    afterAll(async () => {
-      await runCleanups(cleanups);
     });
 
     describe('when the release is installed', () => {

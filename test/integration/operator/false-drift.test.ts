@@ -1,18 +1,10 @@
 // No false drift, against the real control plane and the real helm: a chart that renders false, 0, "", empty
 // blocks and empty nodePorts (as published charts do) stays untouched through idle periodic reconciles (no
 // DriftCorrected event, no write), while a real change to its objects is still put back.
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { createTestNamespace, isGone, isNotFound, type TestKube, testKube } from '../../support/kube.js';
-import {
-  crClient,
-  createTestCrd,
-  type OperatorProcess,
-  ROOT,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { isNotFound, type TestKube } from '../../support/kube.js';
+import { type crClient, type OperatorProcess, ROOT } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 const CHART = `${ROOT}/test/fixtures/charts/false-drift`;
 const PERIOD_S = 2;
@@ -27,11 +19,9 @@ const helms = Object.entries(inject('cluster').helms);
 
 describe.each(helms)('the operator with %s, for a chart that renders values the server leaves out', (_, helm) => {
   let kube: TestKube;
-  let kind: TestKind;
   let ns: string;
   let op: OperatorProcess;
   let crs: ReturnType<typeof crClient>;
-  const cleanups: (() => Promise<unknown>)[] = [];
   const name = 'edge';
   const obj = `${name}-edge`;
   const clusterObj = () => `${ns}-${name}-edge`;
@@ -89,37 +79,25 @@ describe.each(helms)('the operator with %s, for a chart that renders values the 
     });
   };
 
+  const f = useOperatorFixture({
+    kinds: [{ kind: 'Edge', chart: CHART }],
+    namespaces: ['op-false-drift'],
+    helm,
+    operator: () => ({ args: [`--reconcile-period=${PERIOD_S}s`, '--zap-log-level=debug'] }),
+  });
+
   beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Edge');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-false-drift');
-    ns = n;
-    cleanups.push(deleteCrd, deleteNs);
-    crs = crClient(kube, kind, ns);
-    op = startOperator({
-      watches: watchesYaml([{ ...kind, chart: CHART }]),
-      args: [`--reconcile-period=${PERIOD_S}s`, '--zap-log-level=debug'],
-      env: { WATCH_NAMESPACE: ns },
-      helm,
-    });
-    cleanups.push(async () => {
-      await crs.delete(name);
-      await vi.waitFor(async () => expect(await isGone(() => crs.get(name))).toBe(true), POLL);
-      await op.stop();
+    ({ kube, ns, op, crs } = f);
+    f.onCleanup(async () => {
       const ignoreGone = (e: unknown) => {
         if (!isNotFound(e)) throw e;
       };
       await kube.rbac.deleteClusterRoleBinding({ name: clusterObj() }).catch(ignoreGone);
       await kube.rbac.deleteClusterRole({ name: clusterObj() }).catch(ignoreGone);
     });
-    await crs.create(name, {});
+    await f.create(name, {});
     await vi.waitFor(async () => expect((await crs.condition(name, 'Deployed'))?.status).toBe('True'), POLL);
     await deploymentSettled(1);
-  });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
   });
 
   describe('while the CR stays idle for three reconcile periods after Deployed', () => {

@@ -1,17 +1,11 @@
 // Leader election between real operator processes on one Lease: exactly one leads and runs helm while the standby
 // only waits (and is ready); a SIGKILLed leader is replaced once its lease expires, and a gracefully stopped one
 // releases the lease so that the standby takes over at once.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestNamespace, isGone, type TestKube, testKube, uniqueName } from '../../support/kube.js';
-import {
-  crClient,
-  createTestCrd,
-  type OperatorProcess,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { boundAddress, loggedField, type ServerMessage } from '../../support/addresses.js';
+import { type TestKube, uniqueName } from '../../support/kube.js';
+import type { crClient, OperatorProcess, TestKind } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 const POLL = { timeout: 60_000, interval: 200 } as const;
 
@@ -27,13 +21,11 @@ describe('leader election between two operator processes', () => {
   let crs: ReturnType<typeof crClient>;
   const leaseId = uniqueName('le');
   const started: Candidate[] = [];
-  const cleanups: (() => Promise<unknown>)[] = [];
   let leader: Candidate;
   let standby: Candidate;
 
   const start = (label: string): Candidate => {
-    const op = startOperator({
-      watches: watchesYaml([kind]),
+    const op = f.start({
       args: [
         '--leader-elect',
         `--leader-election-id=${leaseId}`,
@@ -42,26 +34,18 @@ describe('leader election between two operator processes', () => {
         '--metrics-bind-address=127.0.0.1:0',
         '--health-probe-bind-address=127.0.0.1:0',
       ],
-      env: { WATCH_NAMESPACE: ns },
     });
     const c = { op, label };
     started.push(c);
     return c;
   };
   /** The value of field `key` in the first log line with message `msg`. */
-  const logged = (c: Candidate, msg: string, key: string): string | undefined => {
-    for (const line of c.op.output().split('\n')) {
-      if (!line.includes(`"msg":"${msg}"`)) continue;
-      const v = (JSON.parse(line) as Record<string, unknown>)[key];
-      return typeof v === 'string' ? v : undefined;
-    }
-    return undefined;
-  };
+  const logged = (c: Candidate, msg: string, key: string): string | undefined => loggedField(c.op.output(), msg, key);
   const identity = (c: Candidate) => logged(c, 'Attempting to acquire leader lease', 'identity');
   const readLease = () => kube.coordination.readNamespacedLease({ name: leaseId, namespace: ns });
   const holder = async () => (await readLease()).spec?.holderIdentity;
-  const http = async (c: Candidate, server: 'Serving metrics' | 'Serving health probes', path: string) => {
-    const res = await fetch(`http://${logged(c, server, 'address')}${path}`);
+  const http = async (c: Candidate, server: ServerMessage, path: string) => {
+    const res = await fetch(`http://${boundAddress(c.op.output(), server)}${path}`);
     return { status: res.status, body: await res.text() };
   };
   const deployed = async (name: string) => (await crs.condition(name, 'Deployed'))?.status;
@@ -73,37 +57,17 @@ describe('leader election between two operator processes', () => {
     return performance.now() - since;
   };
 
+  // The CRs go while the current leader still runs, so their releases are uninstalled and finalizers removed.
+  const f = useOperatorFixture({ kinds: ['Elected'], namespaces: ['op-leader'], start: false, poll: POLL });
   beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Elected');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-leader');
-    ns = n;
-    cleanups.push(deleteCrd, deleteNs);
-    crs = crClient(kube, kind, ns);
-    cleanups.push(async () => {
-      for (const c of started) await c.op.stop();
-    });
+    ({ kube, kind, ns, crs } = f);
+    for (const name of ['one', 'two', 'three']) f.track(kind, ns, name);
     const a = start('a');
     const b = start('b');
     await vi.waitFor(() => {
       expect(identity(a)).toBeDefined();
       expect(identity(b)).toBeDefined();
     }, POLL);
-  });
-
-  afterAll(async () => {
-    // The CRs go while the current leader still runs, so their releases are uninstalled and finalizers removed.
-    const names = ['one', 'two', 'three'];
-    await runCleanups([
-      ...cleanups,
-      async () => {
-        for (const name of names) await crs.delete(name);
-        for (const name of names) {
-          await vi.waitFor(async () => expect(await isGone(() => crs.get(name))).toBe(true), POLL);
-        }
-      },
-    ]);
   });
 
   it('elects exactly one leader; only it runs helm, and the standby is ready', async () => {
@@ -171,30 +135,18 @@ describe('leader election between two operator processes', () => {
 
 describe('leader election, failure paths', () => {
   let kube: TestKube;
-  let kind: TestKind;
   let ns: string;
-  const cleanups: (() => Promise<unknown>)[] = [];
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Deposed');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-leader-fail');
-    ns = n;
-    cleanups.push(deleteCrd, deleteNs);
-  });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+  const f = useOperatorFixture({ kinds: ['Deposed'], namespaces: ['op-leader-fail'], start: false });
+  beforeAll(() => {
+    ({ kube, ns } = f);
   });
 
   it('refuses to start without a lease namespace outside a cluster', async () => {
-    const op = startOperator({
-      watches: watchesYaml([kind]),
+    const op = f.start({
       args: ['--leader-elect', `--leader-election-id=${uniqueName('le')}`],
       env: { WATCH_NAMESPACE: ns },
     });
-    cleanups.push(() => op.stop());
     expect(await op.exited).toBe(1);
     expect(op.output()).toContain(
       'unable to find leader election namespace: not running in-cluster, please specify --leader-election-namespace',
@@ -204,12 +156,10 @@ describe('leader election, failure paths', () => {
 
   it('stops reconciling and exits 1 when another holder takes the lease', async () => {
     const name = uniqueName('le');
-    const op = startOperator({
-      watches: watchesYaml([kind]),
+    const op = f.start({
       args: ['--leader-elect', `--leader-election-id=${name}`, `--leader-election-namespace=${ns}`],
       env: { WATCH_NAMESPACE: ns },
     });
-    cleanups.push(() => op.stop());
     await vi.waitFor(() => expect(op.output()).toContain('"msg":"Watching resource"'), POLL);
     // Another instance "wins" the lease (as after a long partition): a fresh renewTime and a long duration.
     const now = new Date().toISOString().replace(/Z$/, '000Z');

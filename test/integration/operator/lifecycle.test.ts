@@ -1,15 +1,9 @@
 // The operator's core loop against the real control plane and the real helm: install → Deployed, one upgrade per
 // spec change, zero helm processes on idle periodic reconciles, and deletion that uninstalls and frees the CR.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
-import {
-  createTestCrd,
-  type OperatorProcess,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isGone, type TestKube } from '../../support/kube.js';
+import type { OperatorProcess, TestKind } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 interface Cr {
   metadata: { finalizers?: string[]; generation?: number };
@@ -24,30 +18,18 @@ describe('the operator, for one CR through its life', () => {
   let kind: TestKind;
   let ns: string;
   let op: OperatorProcess;
-  const cleanups: (() => Promise<unknown>)[] = [];
   const name = 'web';
 
   const getCr = async () =>
     (await kube.custom.getNamespacedCustomObject({ ...kind, namespace: ns, plural: kind.plural, name })) as Cr;
   const deployed = async () => (await getCr()).status?.conditions?.find((c) => c.type === 'Deployed');
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube);
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-life');
-    ns = n;
-    cleanups.push(deleteCrd, deleteNs);
-    op = startOperator({
-      watches: watchesYaml([kind]),
-      args: ['--reconcile-period=2s', '--zap-log-level=debug'],
-      env: { WATCH_NAMESPACE: ns },
-    });
-    cleanups.push(() => op.stop());
+  const f = useOperatorFixture({
+    namespaces: ['op-life'],
+    operator: () => ({ args: ['--reconcile-period=2s', '--zap-log-level=debug'] }),
   });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+  beforeAll(() => {
+    ({ kube, kind, ns, op } = f);
   });
 
   it('installs the release when the CR is created and reports Deployed with deployedRelease', async () => {

@@ -7,19 +7,12 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { selfSignedCertificate } from '../../../src/server/selfsigned.js';
-import { createTestNamespace, isNotFound, type TestKube, testKube, uniqueName } from '../../support/kube.js';
-import {
-  createTestCrd,
-  type OperatorProcess,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
-
-const POLL = { timeout: 60_000, interval: 250 } as const;
+import { boundAddress } from '../../support/addresses.js';
+import { isNotFound, type TestKube, uniqueName } from '../../support/kube.js';
+import type { OperatorProcess, TestKind } from '../../support/operator.js';
+import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
 
 interface Answer {
   readonly status: number;
@@ -51,43 +44,23 @@ function getMetrics(addr: string | undefined, token?: string): Promise<Answer> {
 }
 
 /** The address the operator logged with "Serving metrics". */
-function metricsAddress(op: OperatorProcess): string | undefined {
-  for (const line of op.output().split('\n')) {
-    if (line.includes('"msg":"Serving metrics"')) return (JSON.parse(line) as { address?: string }).address;
-  }
-  return undefined;
-}
+const metricsAddress = (op: OperatorProcess): string | undefined => boundAddress(op.output(), 'Serving metrics');
 
 describe('the operator with --metrics-secure', () => {
   let kube: TestKube;
   let kind: TestKind;
   let ns: string;
   let dir: string;
-  const cleanups: (() => Promise<unknown>)[] = [];
 
+  const f = useOperatorFixture({ kinds: ['SecureMetrics'], namespaces: ['op-metrics-secure'], start: false });
   beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'SecureMetrics');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-metrics-secure');
-    ns = n;
+    ({ kube, kind, ns } = f);
     dir = await mkdtemp(join(tmpdir(), 'op-metrics-secure-'));
-    cleanups.push(deleteCrd, deleteNs, () => rm(dir, { recursive: true, force: true }));
+    f.onCleanup(() => rm(dir, { recursive: true, force: true }));
   });
 
-  afterAll(async () => {
-    await runCleanups(cleanups);
-  });
-
-  const start = (args: readonly string[]) => {
-    const op = startOperator({
-      watches: watchesYaml([kind]),
-      args: ['--metrics-bind-address=127.0.0.1:0', '--metrics-secure', ...args],
-      env: { WATCH_NAMESPACE: ns },
-    });
-    cleanups.push(() => op.stop());
-    return op;
-  };
+  const start = (args: readonly string[]) =>
+    f.start({ args: ['--metrics-bind-address=127.0.0.1:0', '--metrics-secure', ...args] });
 
   /** A bound token of a new ServiceAccount in the test namespace. */
   const serviceAccountToken = async (name: string) => {
@@ -145,7 +118,7 @@ describe('the operator with --metrics-secure', () => {
           });
         }
       };
-      cleanups.push(deleteRbac);
+      f.onCleanup(deleteRbac);
       await kube.rbac.createClusterRole({
         body: { metadata: { name: role }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
       });
@@ -190,8 +163,9 @@ describe('the operator with --metrics-secure', () => {
 });
 
 describe('the operator with --metrics-require-rbac but without --metrics-secure', () => {
+  const f = useOperatorFixture({ kinds: [], namespaces: [], start: false });
   it('exits 1 at startup naming both flags', async () => {
-    const op = startOperator({
+    const op = f.start({
       watches: '[]\n',
       args: ['--metrics-require-rbac'],
       env: { KUBECONFIG: '/nonexistent/kubeconfig' },

@@ -1,19 +1,11 @@
 // The real operator's metrics and probe servers: /readyz turns 200 once the informers synced, and after one CR is
 // installed /metrics shows controller-runtime's reconcile and workqueue families, helm timings, the CR's creation
 // time, build info, drift corrections, the dependent cache size and Node process metrics.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
-import {
-  crClient,
-  createTestCrd,
-  type OperatorProcess,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
-
-const POLL = { timeout: 60_000, interval: 250 } as const;
+import { beforeAll, describe, expect, it } from 'vitest';
+import { boundAddress, type ServerMessage } from '../../support/addresses.js';
+import { isGone, type TestKube } from '../../support/kube.js';
+import type { crClient, OperatorProcess, TestKind } from '../../support/operator.js';
+import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
 
 describe('the operator, with metrics and probes on', () => {
   let kube: TestKube;
@@ -21,47 +13,27 @@ describe('the operator, with metrics and probes on', () => {
   let ns: string;
   let op: OperatorProcess;
   let crs: ReturnType<typeof crClient>;
-  const cleanups: (() => Promise<unknown>)[] = [];
   const name = 'observed';
 
   /** The bound address the operator logged for a server ("Serving metrics" / "Serving health probes"). */
-  const address = (msg: string): string | undefined => {
-    for (const line of op.output().split('\n')) {
-      if (!line.includes(`"msg":"${msg}"`)) continue;
-      const { address } = JSON.parse(line) as { address?: string };
-      return address;
-    }
-    return undefined;
-  };
+  const address = (msg: ServerMessage): string | undefined => boundAddress(op.output(), msg);
   const get = async (addr: string | undefined, path: string) => {
     const res = await fetch(`http://${addr}${path}`);
     return { status: res.status, body: await res.text(), type: res.headers.get('content-type') };
   };
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Observed');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-metrics');
-    ns = n;
-    cleanups.push(deleteCrd, deleteNs);
-    crs = crClient(kube, kind, ns);
-    op = startOperator({
-      watches: watchesYaml([kind]),
-      // No periodic requeue, so a finished install counts as result="success" rather than "requeue_after".
+  const f = useOperatorFixture({
+    kinds: ['Observed'],
+    namespaces: ['op-metrics'],
+    // No periodic requeue, so a finished install counts as result="success" rather than "requeue_after".
+    operator: () => ({
       args: ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--reconcile-period=0'],
-      env: { WATCH_NAMESPACE: ns },
-    });
-    cleanups.push(async () => {
-      // Deleted while the operator runs, so the release is uninstalled and the finalizer removed.
-      await crs.delete(name);
-      await vi.waitFor(async () => expect(await isGone(() => crs.get(name))).toBe(true), POLL);
-      await op.stop();
-    });
+    }),
   });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+  beforeAll(() => {
+    ({ kube, kind, ns, op, crs } = f);
+    // Deleted while the operator runs, so the release is uninstalled and the finalizer removed.
+    f.track(kind, ns, name);
   });
 
   it('answers /healthz at once and /readyz with 200 once the controller synced', async () => {

@@ -2,18 +2,10 @@
 // the namespace's deletion has already taken the release records, the operator deletes what the release put outside
 // the namespace (cluster-scoped RBAC, an IngressClass, a webhook configuration, a Role in another namespace) from
 // the CR's status manifest. Real control plane, real helm, the real operator process.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
-import {
-  crClient,
-  createTestCrd,
-  type OperatorProcess,
-  ROOT,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { isGone, type TestKube } from '../../support/kube.js';
+import { crClient, ROOT, type TestKind } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 const CHART = `${ROOT}/test/fixtures/charts/outside`;
 const POLL = { timeout: 90_000, interval: 250 } as const;
@@ -22,8 +14,6 @@ describe('a namespace deleted with two live CRs of a chart that puts objects out
   let kube: TestKube;
   let kind: TestKind;
   let other: string;
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const ops: OperatorProcess[] = [];
 
   /** What one release puts outside its namespace, as [group, version, plural, namespace, name]. */
   const outside = (ns: string, release: string) => {
@@ -58,15 +48,11 @@ describe('a namespace deleted with two live CRs of a chart that puts objects out
       ).catch(() => undefined);
     }
   };
-  const start = (ns: string) => {
-    const op = startOperator({ watches: watchesYaml([{ ...kind, chart: CHART }]), env: { WATCH_NAMESPACE: ns } });
-    ops.push(op);
-    return op;
-  };
+  const start = (ns: string) => f.start({ env: { WATCH_NAMESPACE: ns } });
   /** A namespace with two Deployed CRs whose releases put all their outside objects in place. */
   const deployTwo = async (prefix: string) => {
-    const [ns, deleteNs] = await createTestNamespace(kube, prefix);
-    cleanups.push(deleteNs, deleteLeftovers(ns));
+    const ns = await f.addNamespace(prefix);
+    f.onCleanup(deleteLeftovers(ns));
     const crs = crClient(kube, kind, ns);
     const op = start(ns);
     for (const name of ['one', 'two']) await crs.create(name, { otherNamespace: other });
@@ -80,19 +66,13 @@ describe('a namespace deleted with two live CRs of a chart that puts objects out
   const namespaceGone = (ns: string) =>
     vi.waitFor(async () => expect(await isGone(() => kube.core.readNamespace({ name: ns }))).toBe(true), POLL);
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Edge');
-    kind = k;
-    const [o, deleteOther] = await createTestNamespace(kube, 'op-nsdel-other');
-    other = o;
-    cleanups.push(deleteCrd, deleteOther, async () => {
-      for (const op of ops) await op.stop();
-    });
+  const f = useOperatorFixture({
+    kinds: [{ kind: 'Edge', chart: CHART }],
+    namespaces: ['op-nsdel-other'],
+    start: false,
   });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+  beforeAll(() => {
+    ({ kube, kind, ns: other } = f);
   });
 
   it('with the operator running, leaves 0 objects of either release', async () => {

@@ -4,59 +4,38 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNamespace, isNotFound, type TestKube, testKube } from '../../support/kube.js';
-import {
-  createTestCrd,
-  type OperatorProcess,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { boundAddress } from '../../support/addresses.js';
+import { isNotFound, type TestKube } from '../../support/kube.js';
+import type { OperatorProcess, TestKind } from '../../support/operator.js';
+import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
 import { serviceAccountKubeconfig } from '../../support/service-account.js';
-
-const POLL = { timeout: 60_000, interval: 250 } as const;
 
 describe('the operator before and after its caches sync', () => {
   let kube: TestKube;
   let kind: TestKind;
   let ns: string;
   let op: OperatorProcess;
-  const cleanups: (() => Promise<unknown>)[] = [];
   const sa = 'operator';
 
-  const probeAddress = (): string | undefined => {
-    for (const line of op.output().split('\n')) {
-      if (line.includes('"msg":"Serving health probes"')) return (JSON.parse(line) as { address?: string }).address;
-    }
-    return undefined;
-  };
+  const probeAddress = (): string | undefined => boundAddress(op.output(), 'Serving health probes');
   const probe = async (path: string) => {
     const res = await fetch(`http://${probeAddress()}${path}`);
     return { status: res.status, body: await res.text() };
   };
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Ready');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-ready');
-    ns = n;
-    cleanups.push(deleteCrd, deleteNs);
-    const dir = await mkdtemp(join(tmpdir(), 'op-ready-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const kubeconfig = await serviceAccountKubeconfig(kube, ns, sa, dir);
-    op = startOperator({
-      watches: watchesYaml([kind]),
-      args: ['--health-probe-bind-address=127.0.0.1:0'],
-      env: { WATCH_NAMESPACE: ns, KUBECONFIG: kubeconfig },
-    });
-    cleanups.push(() => op.stop());
+  const f = useOperatorFixture({
+    kinds: ['Ready'],
+    namespaces: ['op-ready'],
+    operator: async (f) => {
+      const dir = await mkdtemp(join(tmpdir(), 'op-ready-'));
+      f.onCleanup(() => rm(dir, { recursive: true, force: true }));
+      const kubeconfig = await serviceAccountKubeconfig(f.kube, f.ns, sa, dir);
+      return { args: ['--health-probe-bind-address=127.0.0.1:0'], env: { KUBECONFIG: kubeconfig } };
+    },
   });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+  beforeAll(() => {
+    ({ kube, kind, ns, op } = f);
   });
 
   it('is alive but not ready while it may not list its custom resources', async () => {
@@ -77,7 +56,7 @@ describe('the operator before and after its caches sync', () => {
         rules: [{ apiGroups: [kind.group], resources: [kind.plural], verbs: ['get', 'list', 'watch'] }],
       },
     });
-    cleanups.unshift(() =>
+    f.onFinalCleanup(() =>
       kube.rbac.deleteClusterRole({ name: role }).catch((e: unknown) => {
         if (!isNotFound(e)) throw e;
       }),

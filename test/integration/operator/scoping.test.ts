@@ -1,16 +1,10 @@
 // What the operator watches: WATCH_NAMESPACE limits it to listed namespaces, the watch's selector limits it to
 // matching CRs, and one operator reconciles several kinds. "Ignored" is proven against a CR that the same
 // operator did reconcile meanwhile, so no fixed wait is needed.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
-import {
-  createTestCrd,
-  type OperatorProcess,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestKube } from '../../support/kube.js';
+import type { OperatorProcess, TestKind } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 interface Cr {
   metadata: { finalizers?: string[] };
@@ -24,7 +18,6 @@ describe('what the operator watches', () => {
   let watched: string;
   let other: string;
   let op: OperatorProcess;
-  const cleanups: (() => Promise<unknown>)[] = [];
 
   const create = (k: TestKind, namespace: string, name: string, labels: Record<string, string> = {}) =>
     kube.custom.createNamespacedCustomObject({
@@ -37,41 +30,23 @@ describe('what the operator watches', () => {
   const deployedStatus = async (k: TestKind, namespace: string, name: string) =>
     (await get(k, namespace, name)).status?.conditions?.find((c) => c.type === 'Deployed')?.status;
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [w, delWeb] = await createTestCrd(kube, 'Web');
-    const [c, delCache] = await createTestCrd(kube, 'Cache');
-    web = w;
-    cache = c;
-    const [n1, del1] = await createTestNamespace(kube, 'op-watched');
-    const [n2, del2] = await createTestNamespace(kube, 'op-other');
-    watched = n1;
-    other = n2;
-    cleanups.push(delWeb, delCache, del1, del2);
-    op = startOperator({
-      watches: watchesYaml([{ ...web, extra: '  selector:\n    matchLabels:\n      tier: frontend\n' }, { ...cache }]),
-      env: { WATCH_NAMESPACE: ` ${watched} ,` },
-    });
-    cleanups.push(async () => {
-      // Delete the CRs while the operator runs, so that it uninstalls their releases and frees them.
-      for (const [k, ns, name] of [
-        [web, other, 'elsewhere'],
-        [web, watched, 'unlabelled'],
-        [web, watched, 'matching'],
-        [cache, watched, 'cache'],
-      ] as const) {
-        await kube.custom.deleteNamespacedCustomObject({ ...k, namespace: ns, name }).catch(() => undefined);
-        await vi.waitFor(async () => expect(await isGone(() => get(k, ns, name))).toBe(true), {
-          timeout: 60_000,
-          interval: 250,
-        });
-      }
-      await op.stop();
-    });
+  const f = useOperatorFixture({
+    kinds: [{ kind: 'Web', extra: '  selector:\n    matchLabels:\n      tier: frontend\n' }, 'Cache'],
+    namespaces: ['op-watched', 'op-other'],
+    operator: (f) => ({ env: { WATCH_NAMESPACE: ` ${f.ns} ,` } }),
   });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+  beforeAll(() => {
+    ({ kube, op } = f);
+    [web, cache] = f.kinds as [TestKind, TestKind];
+    [watched, other] = f.namespaces as [string, string];
+    // Deleted while the operator runs, so that it uninstalls their releases and frees them.
+    for (const [k, ns, name] of [
+      [web, other, 'elsewhere'],
+      [web, watched, 'unlabelled'],
+      [web, watched, 'matching'],
+      [cache, watched, 'cache'],
+    ] as const)
+      f.track(k, ns, name);
   });
 
   it('reconciles two kinds in one operator, and ignores CRs outside WATCH_NAMESPACE or the selector', async () => {

@@ -1,37 +1,18 @@
 // Stopping the operator never harms its operands: after SIGTERM and after SIGKILL the release's objects, the
 // release records and the CR are exactly as they were, and the next operator adopts them without running helm.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
-import {
-  crClient,
-  createTestCrd,
-  type OperatorProcess,
-  releaseRevisions,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
-} from '../../support/operator.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { isGone, type TestKube } from '../../support/kube.js';
+import { type crClient, type OperatorProcess, releaseRevisions } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 describe('stopping the operator', () => {
   let kube: TestKube;
-  let kind: TestKind;
   let ns: string;
   let crs: ReturnType<typeof crClient>;
-  const operators: OperatorProcess[] = [];
-  const cleanups: (() => Promise<unknown>)[] = [];
   const poll = { timeout: 60_000, interval: 250 };
   const name = 'kept';
 
-  const operator = () => {
-    const op = startOperator({
-      watches: watchesYaml([kind]),
-      args: ['--zap-log-level=debug'],
-      env: { WATCH_NAMESPACE: ns },
-    });
-    operators.push(op);
-    return op;
-  };
+  const operator = () => f.start({ args: ['--zap-log-level=debug'] });
   /** uid and resourceVersion of every object of the release, the release records and the CR's status. */
   const snapshot = async () => {
     const [deploy, svc, cm] = await Promise.all([
@@ -49,16 +30,11 @@ describe('stopping the operator', () => {
   };
   const reconciledOnce = (op: OperatorProcess) => op.output().includes(`"key":"${ns}/${name}"`);
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Kept');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-stop');
-    ns = n;
-    crs = crClient(kube, kind, ns);
-    cleanups.push(deleteCrd, deleteNs);
-    cleanups.push(async () => {
-      for (const op of operators) await op.stop();
+  const f = useOperatorFixture({ kinds: ['Kept'], namespaces: ['op-stop'], start: false });
+  beforeAll(() => {
+    ({ kube, ns, crs } = f);
+    // Every operator the test started is stopped by now: one more deletes the CR, so its release is uninstalled.
+    f.onCleanup(async () => {
       const op = operator();
       try {
         await crs.delete(name);
@@ -67,10 +43,6 @@ describe('stopping the operator', () => {
         await op.stop();
       }
     });
-  });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
   });
 
   it('leaves the operands untouched on SIGTERM and on SIGKILL, and the next operator runs no helm', async () => {

@@ -1,11 +1,15 @@
 // Startup validation with the real binary: a bad watches.yaml is a clear error and a non-zero exit before the
 // operator touches the cluster (proven with a kubeconfig that points nowhere).
 import { describe, expect, it } from 'vitest';
-import { SAMPLE_CHART, startOperator } from '../../support/operator.js';
+import { SAMPLE_CHART } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
+
+// No CRD, no namespace: each test starts its own operator, which must fail before it touches the cluster.
+const f = useOperatorFixture({ kinds: [], namespaces: [], start: false });
 
 describe('when watches.yaml is invalid', () => {
   it('exits non-zero naming the file, entry and field, before connecting to the cluster', async () => {
-    const op = startOperator({
+    const op = f.start({
       watches: `- group: demo.example.com\n  version: v1alpha1\n  chart: ${SAMPLE_CHART}\n- group: demo.example.com\n  version: v1alpha1\n  kind: Nginx\n  chart: /no/such/chart\n`,
       env: { KUBECONFIG: '/nonexistent/kubeconfig' },
     });
@@ -23,7 +27,7 @@ describe('when watches.yaml is invalid', () => {
 
 describe('when the helm binary is missing', () => {
   it('exits non-zero and says how to point the operator at helm', async () => {
-    const op = startOperator({
+    const op = f.start({
       watches: `- group: demo.example.com\n  version: v1alpha1\n  kind: Nginx\n  chart: ${SAMPLE_CHART}\n`,
       env: { HELM_BINARY: '/nonexistent/helm' },
     });

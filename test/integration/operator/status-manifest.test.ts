@@ -4,19 +4,12 @@
 // status and a small release shows digests instead; `--status-manifest=none` stores no manifest.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { releaseFromSecret } from '../../../src/helm/release.js';
 import { MARKER_PREFIX } from '../../../src/reconciler/status-manifest.js';
-import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
-import {
-  crClient,
-  createTestCrd,
-  type OperatorProcess,
-  ROOT,
-  runCleanups,
-  startOperator,
-  watchesYaml,
-} from '../../support/operator.js';
+import type { TestKube } from '../../support/kube.js';
+import { crClient, ROOT, type TestKind, watchesYaml } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 const CHART = join(ROOT, 'test/fixtures/charts/status-manifest');
 /** etcd's default request limit (--max-request-bytes): the status that operator-sdk writes could never fit. */
@@ -38,12 +31,10 @@ describe('status.deployedRelease (--status-manifest)', () => {
   /** The operator with the default mode (redacted), and one with --status-manifest=none, each for its own kind. */
   let redacted: ReturnType<typeof crClient>;
   let none: ReturnType<typeof crClient>;
-  const created: { crs: ReturnType<typeof crClient>; name: string }[] = [];
-  const operators: OperatorProcess[] = [];
-  const cleanups: (() => Promise<unknown>)[] = [];
 
   const create = async (crs: ReturnType<typeof crClient>, name: string, spec: unknown) => {
-    created.push({ crs, name });
+    const kind = crs === redacted ? f.kinds[0] : f.kinds[1];
+    if (kind !== undefined) f.track(kind, ns, name);
     await crs.create(name, spec);
   };
   const deployed = (crs: ReturnType<typeof crClient>, name: string) =>
@@ -62,34 +53,24 @@ describe('status.deployedRelease (--status-manifest)', () => {
     return releaseFromSecret(secret).manifest;
   };
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-status');
-    ns = n;
-    const [redactedKind, deleteRedactedCrd] = await createTestCrd(kube, 'StatusRedacted');
-    const [noneKind, deleteNoneCrd] = await createTestCrd(kube, 'StatusNone');
-    cleanups.push(deleteNs, deleteRedactedCrd, deleteNoneCrd);
+  // The CRs are deleted while the operators run (so the releases are uninstalled), then the operators stop.
+  const f = useOperatorFixture({
+    kinds: [
+      { kind: 'StatusRedacted', chart: CHART },
+      { kind: 'StatusNone', chart: CHART },
+    ],
+    namespaces: ['op-status'],
+    start: false,
+    poll: POLL,
+  });
+  beforeAll(() => {
+    kube = f.kube;
+    ns = f.ns;
+    const [redactedKind, noneKind] = f.kinds as [TestKind, TestKind];
     redacted = crClient(kube, redactedKind, ns);
     none = crClient(kube, noneKind, ns);
-    const env = { WATCH_NAMESPACE: ns };
-    operators.push(startOperator({ watches: watchesYaml([{ ...redactedKind, chart: CHART }]), env }));
-    operators.push(
-      startOperator({ watches: watchesYaml([{ ...noneKind, chart: CHART }]), args: ['--status-manifest=none'], env }),
-    );
-    // Delete the CRs while the operators run (so the releases are uninstalled), then stop the operators.
-    cleanups.push(async () => {
-      for (const op of operators) await op.stop();
-    });
-    cleanups.push(async () => {
-      for (const { crs, name } of created) await crs.delete(name);
-      for (const { crs, name } of created) {
-        await vi.waitFor(async () => expect(await isGone(() => crs.get(name))).toBe(true), POLL);
-      }
-    });
-  });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
+    f.start({ watches: watchesYaml([{ ...redactedKind, chart: CHART }]) });
+    f.start({ watches: watchesYaml([{ ...noneKind, chart: CHART }]), args: ['--status-manifest=none'] });
   });
 
   it('a release rendering over 1.5 MiB reaches Deployed with a capped status: marker, release Secret, revision, digest', async () => {

@@ -1,36 +1,27 @@
 // Releases left in pending-* by a killed operator (and its killed helm) are recovered by the next operator without
 // a human; and a SIGTERM during a long install leaves the release failed, not pending. Hooks that wait are made
 // with the test chart's hook Job, which only completes when the test marks it complete.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isGone, type TestKube } from '../../support/kube.js';
 import {
   completeHookJobs,
-  crClient,
-  createTestCrd,
+  type crClient,
   FAILING_CHART,
   type OperatorProcess,
   releaseRevisions,
-  runCleanups,
-  startOperator,
-  type TestKind,
-  watchesYaml,
 } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
 
 describe('stuck releases', () => {
   let kube: TestKube;
   let ns: string;
-  let kind: TestKind;
   let crs: ReturnType<typeof crClient>;
   const names = new Set<string>();
   const operators: OperatorProcess[] = [];
-  const cleanups: (() => Promise<unknown>)[] = [];
   const poll = { timeout: 60_000, interval: 250 };
 
   const operator = () => {
-    const op = startOperator({
-      watches: watchesYaml([{ ...kind, chart: FAILING_CHART }]),
-      env: { WATCH_NAMESPACE: ns },
-    });
+    const op = f.start();
     operators.push(op);
     return op;
   };
@@ -60,17 +51,15 @@ describe('stuck releases', () => {
     };
   };
 
-  beforeAll(async () => {
-    kube = testKube();
-    const [k, deleteCrd] = await createTestCrd(kube, 'Stuck');
-    kind = k;
-    const [n, deleteNs] = await createTestNamespace(kube, 'op-stuck');
-    ns = n;
-    crs = crClient(kube, kind, ns);
-    cleanups.push(deleteCrd, deleteNs);
-    cleanups.push(async () => {
-      for (const op of operators) await op.stop();
-      // One last operator frees every CR; hooks are completed so that nothing waits.
+  const f = useOperatorFixture({
+    kinds: [{ kind: 'Stuck', chart: FAILING_CHART }],
+    namespaces: ['op-stuck'],
+    start: false,
+  });
+  beforeAll(() => {
+    ({ kube, ns, crs } = f);
+    // Every operator is stopped by now: one last operator frees every CR; hooks are completed so that nothing waits.
+    f.onCleanup(async () => {
       const stopHooks = hookCompleter();
       const op = operator();
       try {
@@ -88,10 +77,6 @@ describe('stuck releases', () => {
   // Every test's operators stop even when an assertion fails, so that no operator serves the next test.
   afterEach(async () => {
     for (const op of operators) await op.stop();
-  });
-
-  afterAll(async () => {
-    await runCleanups(cleanups);
   });
 
   it('uninstalls and reinstalls a release stuck in pending-install', async () => {

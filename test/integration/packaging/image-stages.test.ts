@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { parse } from '../../../src/config/yaml.js';
+import { boundAddress } from '../../support/addresses.js';
 import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
 import { crClient } from '../../support/operator.js';
 import { run } from '../../support/run.js';
@@ -244,12 +245,7 @@ describe('the operator image, stage by stage, without Docker', () => {
       };
       const started = spawnImage(root, env, asImageUser);
       op = started;
-      const probe = () =>
-        started
-          .output()
-          .split('\n')
-          .filter((l) => l.includes('"msg":"Serving health probes"'))
-          .map((l) => (JSON.parse(l) as { address?: string }).address)[0];
+      const probe = () => boundAddress(started.output(), 'Serving health probes');
       await expect.poll(probe, POLL).toMatch(/^127\.0\.0\.1:\d+$/);
       await expect.poll(async () => (await fetch(`http://${probe()}/readyz`)).status, POLL).toBe(200);
       expect(workDirs()).toHaveLength(1);

@@ -3,7 +3,7 @@
 // (its spec is the chart's values.yaml, comments kept) installs through the real operator.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestNamespace, isGone, testKube } from '../../support/kube.js';
 import { ROOT, runCleanups, startOperator } from '../../support/operator.js';
 import { newProject, type Project } from '../../support/project.js';
@@ -62,7 +62,8 @@ describe.each(CASES)('init + create api for $title', (c) => {
     await runCleanups(cleanups);
   });
 
-  it('writes a project whose CRD the API server serves', async () => {
+  // Set-up, not a test: writes the project and applies its CRD (waiting until the API server serves it).
+  beforeAll(async () => {
     project = newProject('scaffold');
     cleanups.push(async () => project.remove());
     project.cli('init', `--domain=${domain}`, `--project-name=p${rand()}`);

@@ -1,7 +1,7 @@
 // `helm-operator cleanup`: the escape hatch for custom resources whose operator is already gone (deleted before its
 // CRs, operator-sdk#4383). For every CR of the watched kinds it uninstalls the release, deletes the CR and removes
 // this operator's finalizers directly. Shows the plan first; `--dry-run` stops there; otherwise it asks (or --yes).
-// Called by cmd/cli.ts. Never touches a release that belongs to another chart.
+// Called by cmd/tools.ts (runCleanup). Never touches a release that belongs to another chart.
 import type { Watch } from '../config/watches.js';
 import { FINALIZER, LEGACY_FINALIZER } from '../finalizers/finalizers.js';
 import type { HelmClient } from '../helm/cli.js';

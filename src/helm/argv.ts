@@ -1,17 +1,6 @@
-// Pure helpers for the helm CLI adapter: argv builders per helm command, the child environment, parsing of helm's
-// output (version, release JSON) and the stderr tail (redaction is redact.ts). Called only by
-// src/helm/cli.ts and tests. Never touches files, processes or process.env; never puts values on argv.
-
-import { HelmOutputError, HelmVersionError } from './errors.js';
-import type { HelmReleaseResult } from './types.js';
-
-/** What the values file path is replaced with wherever argv is shown (errors, logs, metrics hooks). */
-export const VALUES_PLACEHOLDER = '<values>';
-/**
- * Oldest supported helm: 3.13 (`--labels` on install/upgrade, which carries the release fingerprint, and
- * `--dry-run=server`; since 3.8 `--wait` on uninstall; since 3.7 SIGTERM marks a release failed, not pending).
- */
-export const MIN_HELM = { major: 3, minor: 13 } as const;
+// Builds helm's argv, one pure function per command (install, upgrade, uninstall, rollback, version; template,
+// create, pull and dependency build for the scaffolder). Called by the CLI adapter (cli.ts) and env.ts; never touches
+// files, processes or process.env, and never puts values on argv (they travel in a file named by `valuesFile`).
 
 export interface ReleaseRef {
   readonly release: string;
@@ -65,13 +54,6 @@ export interface RollbackArgs extends ReleaseRef {
   readonly disableHooks?: boolean;
 }
 
-export interface HelmVersion {
-  /** The version as helm printed it, e.g. `v3.22.0+gabc1234`. */
-  readonly version: string;
-  readonly major: number;
-  readonly minor: number;
-}
-
 const flag = (on: boolean | undefined, name: string): string[] => (on === true ? [name] : []);
 
 /** Release names, namespaces and charts are operands: one starting with `-` would be parsed as a flag. */
@@ -81,7 +63,7 @@ function operand(what: string, value: string): string {
   return value;
 }
 
-function nonNegativeInt(what: string, value: number): string {
+export function nonNegativeInt(what: string, value: number): string {
   if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`${what} must be a non-negative integer`);
   return String(value);
 }
@@ -238,137 +220,4 @@ export function pullArgs(p: PullArgs): string[] {
 /** `helm dependency build <chart>`: fetches the dependencies named in Chart.yaml (and Chart.lock) into charts/. */
 export function dependencyBuildArgs(p: { readonly chartDir: string }): string[] {
   return ['dependency', 'build', operand('chart directory', p.chartDir)];
-}
-
-/** The password of `scheme://user:password@host/…` URLs among `args`, so that errors and logs can hide it. */
-export function urlSecrets(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const arg of args) {
-    const match = /^(?:--[a-z-]+=)?[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:([^/@\s]+)@/i.exec(arg);
-    if (match?.[1] !== undefined && match[1].length > 0) out.push(match[1]);
-  }
-  return out;
-}
-
-/** Variables that would silently retarget or reconfigure helm if inherited from the operator's environment. */
-const STRIPPED_PREFIX = 'HELM_';
-/** HELM_* variables an operator may legitimately tune for its helm children. */
-const KEPT_HELM_VARS: ReadonlySet<string> = new Set(['HELM_BURST_LIMIT', 'HELM_QPS']);
-
-export interface HelmEnvInput {
-  readonly base: Readonly<Record<string, string | undefined>>;
-  readonly kubeconfig?: string | undefined;
-  readonly cacheHome: string;
-  readonly configHome: string;
-  readonly dataHome: string;
-  readonly kubeCacheDir: string;
-  readonly historyMax: number;
-}
-
-/**
- * The complete environment of a helm child: `base` without undefined entries and without HELM_* variables (except
- * HELM_BURST_LIMIT/HELM_QPS), then the operator's own settings. Storage is pinned to Secrets (HELM_DRIVER=secret)
- * because release state is read from Secrets elsewhere.
- */
-export function helmEnv(input: HelmEnvInput): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(input.base)) {
-    if (value === undefined) continue;
-    if (key.toUpperCase().startsWith(STRIPPED_PREFIX) && !KEPT_HELM_VARS.has(key)) continue;
-    env[key] = value;
-  }
-  if (input.kubeconfig !== undefined) env.KUBECONFIG = input.kubeconfig;
-  env.HELM_CACHE_HOME = input.cacheHome;
-  env.HELM_CONFIG_HOME = input.configHome;
-  env.HELM_DATA_HOME = input.dataHome;
-  env.HELM_DRIVER = 'secret';
-  env.HELM_MAX_HISTORY = nonNegativeInt('historyMax', input.historyMax);
-  env.KUBECACHEDIR = input.kubeCacheDir;
-  env.NO_COLOR = '1';
-  return env;
-}
-
-export interface UserHelmEnvInput {
-  readonly base: Readonly<Record<string, string | undefined>>;
-  readonly kubeconfig?: string | undefined;
-}
-
-/**
- * The environment of a helm child that scaffolds for a user (`create api`): `base` as it is, HELM_* variables
- * included, so that helm finds the user's repositories.yaml, registry logins, caches and plugins in their usual
- * homes. The opposite of helmEnv, which isolates the operator's helm from whatever the machine has configured.
- */
-export function userHelmEnv(input: UserHelmEnvInput): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(input.base)) if (value !== undefined) env[key] = value;
-  if (input.kubeconfig !== undefined) env.KUBECONFIG = input.kubeconfig;
-  env.NO_COLOR = '1';
-  return env;
-}
-
-/** Parses `helm version --short` output: `v3.22.0+gabc1234`, `v4.3.1`, or helm 2's `Client: v2.17.0+g…`. */
-export function parseHelmVersion(output: string): HelmVersion {
-  const match = /\bv?(\d+)\.(\d+)\.(\d+)\S*/.exec(output);
-  if (match === null) {
-    throw new HelmVersionError('unknown', 'cannot parse the output of `helm version --short`');
-  }
-  return { version: match[0], major: Number(match[1]), minor: Number(match[2]) };
-}
-
-/** Throws HelmVersionError unless `v` is at least MIN_HELM (helm 3.13); helm 4 is supported. */
-export function checkHelmVersion(v: HelmVersion): void {
-  if (v.major < MIN_HELM.major || (v.major === MIN_HELM.major && v.minor < MIN_HELM.minor)) {
-    throw new HelmVersionError(
-      v.version,
-      `helm ${v.version} is too old: helm-operator needs helm >= ${MIN_HELM.major}.${MIN_HELM.minor} (v3 or v4)`,
-    );
-  }
-}
-
-/** `args` with every occurrence of the values file path replaced by VALUES_PLACEHOLDER. */
-export function redactArgs(args: readonly string[], valuesFile: string | undefined): string[] {
-  return args.map((a) => (valuesFile !== undefined && a === valuesFile ? VALUES_PLACEHOLDER : a));
-}
-
-/** The last `maxChars` characters of `text` (trimmed); a cut is marked by a leading `…` counted in `maxChars`. */
-export function tail(text: string, maxChars: number): string {
-  const trimmed = text.trim();
-  return trimmed.length <= maxChars ? trimmed : `…${trimmed.slice(trimmed.length - maxChars + 1)}`;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
-
-/** Reads helm's `--output json` release; errors describe the problem but never quote the output. */
-export function parseRelease(
-  stdout: string,
-  command: string,
-  ref: { readonly release: string; readonly namespace: string },
-): HelmReleaseResult {
-  const bad = (reason: string) => new HelmOutputError(command, `${ref.namespace}/${ref.release}`, reason);
-  // helm prints only the JSON document on stdout; tolerate stray lines around it (plugins, wrappers).
-  const start = stdout.indexOf('{');
-  const end = stdout.lastIndexOf('}');
-  if (start < 0 || end < start) throw bad('no JSON object on stdout');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(stdout.slice(start, end + 1));
-  } catch {
-    throw bad('stdout is not valid JSON'); // the parser's message quotes the input: not attached
-  }
-  if (!isRecord(raw)) throw bad('not a JSON object');
-  const info = isRecord(raw.info) ? raw.info : {};
-  const meta = isRecord(raw.chart) && isRecord(raw.chart.metadata) ? raw.chart.metadata : {};
-  if (typeof raw.name !== 'string' || typeof raw.version !== 'number' || typeof info.status !== 'string') {
-    throw bad('missing name, version or info.status');
-  }
-  const result: HelmReleaseResult = {
-    name: raw.name,
-    namespace: str(raw.namespace, ref.namespace),
-    version: raw.version,
-    info: typeof info.notes === 'string' ? { status: info.status, notes: info.notes } : { status: info.status },
-    manifest: str(raw.manifest, ''),
-    chart: { metadata: { name: str(meta.name, ''), version: str(meta.version, '') } },
-  };
-  return result;
 }

@@ -1,38 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkHelmVersion,
   createArgs,
   dependencyBuildArgs,
-  helmEnv,
   installArgs,
-  parseHelmVersion,
-  parseRelease,
   pullArgs,
-  redactArgs,
   rollbackArgs,
-  tail,
   templateArgs,
   uninstallArgs,
   upgradeArgs,
-  urlSecrets,
-  userHelmEnv,
-  VALUES_PLACEHOLDER,
   versionArgs,
-} from './args.js';
-import { HelmOutputError, HelmVersionError } from './errors.js';
+} from './argv.js';
+import { redactArgs, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 
 const ref = { release: 'web', namespace: 'apps' };
 const valuesFile = '/work/values-x/values.yaml';
-
-/** The error `fn` throws; fails the test when it does not throw. */
-const thrown = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a throw');
-};
 
 /** The value following `name` in argv, if the flag is present. */
 const flagValue = (args: readonly string[], name: string): string | undefined => {
@@ -162,125 +143,6 @@ describe('no builder puts values on argv', () => {
   });
 });
 
-describe('helmEnv', () => {
-  const homes = { cacheHome: '/w/h/cache', configHome: '/w/h/config', dataHome: '/w/h/data', kubeCacheDir: '/w/kc' };
-
-  it('keeps the base env but drops HELM_* variables that would retarget helm', () => {
-    const env = helmEnv({
-      ...homes,
-      historyMax: 7,
-      base: {
-        PATH: '/bin',
-        HELM_NAMESPACE: 'kube-system',
-        HELM_KUBECONTEXT: 'prod',
-        HELM_DEBUG: 'true',
-        HELM_QPS: '50',
-        GONE: undefined,
-      },
-    });
-    expect(env).toEqual({
-      PATH: '/bin',
-      HELM_QPS: '50',
-      HELM_CACHE_HOME: '/w/h/cache',
-      HELM_CONFIG_HOME: '/w/h/config',
-      HELM_DATA_HOME: '/w/h/data',
-      HELM_DRIVER: 'secret',
-      HELM_MAX_HISTORY: '7',
-      KUBECACHEDIR: '/w/kc',
-      NO_COLOR: '1',
-    });
-  });
-
-  it('sets KUBECONFIG only when a kubeconfig is given, overriding the base env', () => {
-    expect(helmEnv({ ...homes, historyMax: 1, base: { KUBECONFIG: '/base' } }).KUBECONFIG).toBe('/base');
-    expect(helmEnv({ ...homes, historyMax: 1, base: { KUBECONFIG: '/base' }, kubeconfig: '/k' }).KUBECONFIG).toBe('/k');
-  });
-});
-
-describe('parseHelmVersion', () => {
-  it.each([
-    ['v3.22.0+gabc1234', { version: 'v3.22.0+gabc1234', major: 3, minor: 22 }],
-    ['v4.3.1\n', { version: 'v4.3.1', major: 4, minor: 3 }],
-    ['v3.8.0-rc.1+g1', { version: 'v3.8.0-rc.1+g1', major: 3, minor: 8 }],
-    ['Client: v2.17.0+ga690bad', { version: 'v2.17.0+ga690bad', major: 2, minor: 17 }],
-  ])('parses %j', (output, expected) => {
-    expect(parseHelmVersion(output)).toEqual(expected);
-  });
-
-  it('throws HelmVersionError for output without a version', () => {
-    expect(() => parseHelmVersion('command not understood')).toThrow(HelmVersionError);
-  });
-});
-
-describe('checkHelmVersion', () => {
-  it('accepts helm 3.13 and later, including helm 4', () => {
-    for (const v of ['v3.13.0', 'v3.22.0+gabc', 'v4.0.0', 'v4.3.1']) {
-      expect(() => checkHelmVersion(parseHelmVersion(v))).not.toThrow();
-    }
-  });
-
-  it('rejects older helm with a message naming the version and the minimum', () => {
-    for (const v of ['v3.12.3', 'v3.7.2+g663a896', 'v2.17.0']) {
-      const check = () => checkHelmVersion(parseHelmVersion(v));
-      expect(check).toThrow(HelmVersionError);
-      expect(check).toThrow(/too old.*>= 3\.13/);
-    }
-    expect(thrown(() => checkHelmVersion(parseHelmVersion('v3.7.2')))).toMatchObject({
-      code: 'HELM_UNSUPPORTED_VERSION',
-      version: 'v3.7.2',
-    });
-  });
-});
-
-describe('tail', () => {
-  it('keeps short text whole and cuts long text to maxChars with a marker', () => {
-    expect(tail('  short\n', 10)).toBe('short');
-    const cut = tail(`${'a'.repeat(100)}END`, 10);
-    expect(cut).toHaveLength(10);
-    expect(cut).toBe('…aaaaaaEND');
-  });
-});
-
-describe('parseRelease', () => {
-  const output = {
-    name: 'web',
-    namespace: 'apps',
-    version: 2,
-    info: { status: 'deployed', notes: 'hello' },
-    manifest: '---\nkind: ConfigMap\n',
-    config: { password: 'hunter2-secret' },
-    chart: { metadata: { name: 'web', version: '1.2.3' }, values: { a: 1 } },
-  };
-
-  it('keeps the fields the operator reads and drops the values (config)', () => {
-    expect(parseRelease(JSON.stringify(output), 'upgrade', ref)).toEqual({
-      name: 'web',
-      namespace: 'apps',
-      version: 2,
-      info: { status: 'deployed', notes: 'hello' },
-      manifest: '---\nkind: ConfigMap\n',
-      chart: { metadata: { name: 'web', version: '1.2.3' } },
-    });
-  });
-
-  it('tolerates a missing manifest and notes (helm omits empty fields)', () => {
-    const { manifest: _m, ...rest } = output;
-    const parsed = parseRelease(JSON.stringify({ ...rest, info: { status: 'deployed' } }), 'install', ref);
-    expect(parsed.manifest).toBe('');
-    expect(parsed.info).toEqual({ status: 'deployed' });
-  });
-
-  it('throws HelmOutputError without quoting the output', () => {
-    const stdout = 'Release web has been cancelled. hunter2-secret';
-    expect(() => parseRelease(stdout, 'install', ref)).toThrow(HelmOutputError);
-    const err = thrown(() => parseRelease('{"config":"hunter2-secret", broken}', 'install', ref));
-    expect(err).toBeInstanceOf(HelmOutputError);
-    expect(String(err)).not.toContain('hunter2');
-    expect(err).not.toHaveProperty('cause');
-    expect(() => parseRelease('{"name":"web"}', 'install', ref)).toThrow(/missing name, version or info\.status/);
-  });
-});
-
 describe('the post-renderer and --force-conflicts on install and upgrade', () => {
   const postRender = { renderer: '/opt/operator/post-render', args: ['--socket=/w/pr.sock', '--chart=a=b', '--x'] };
   const install = { ...ref, chart: 'c', valuesFile };
@@ -376,21 +238,5 @@ describe("the scaffolder's commands", () => {
       'pw1',
       'pw2',
     ]);
-  });
-});
-
-describe('userHelmEnv', () => {
-  it("keeps the user's HELM_* settings and adds only NO_COLOR and the kubeconfig", () => {
-    expect(
-      userHelmEnv({
-        base: { PATH: '/bin', HELM_CONFIG_HOME: '/me/helm', HELM_REGISTRY_CONFIG: '/me/r.json', GONE: undefined },
-      }),
-    ).toEqual({
-      PATH: '/bin',
-      HELM_CONFIG_HOME: '/me/helm',
-      HELM_REGISTRY_CONFIG: '/me/r.json',
-      NO_COLOR: '1',
-    });
-    expect(userHelmEnv({ base: { KUBECONFIG: '/a' }, kubeconfig: '/b' }).KUBECONFIG).toBe('/b');
   });
 });

@@ -1,11 +1,11 @@
 // Adapts the raw KubeClient to the reconciler's ports: CR access (get, finalizers, status) for one watched
-// resource, and Helm's release history read from its Secrets. Built by the CLI's composition root.
+// resource, and Helm's release history read from its Secrets. Built by the manager (and the cleanup command).
 // Never caches Secrets (Helm records are large; caching them all is the classic operator OOM).
 
 import { releaseFromSecret } from '../helm/release.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import type { CrAccess, CustomResource, ReleaseReader, StoredRelease } from '../reconciler/types.js';
+import type { CrAccess, CustomResource, ReleaseReader, StoredRelease } from './types.js';
 
 const SECRETS: ApiResource = { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 

@@ -1,0 +1,185 @@
+// The running operator: owns the metrics and probe servers, the post-render server, leader election and the
+// controllers (operator.ts), runs them under the caller's AbortSignal and shuts them down in order: stop taking
+// work, let reconciles and helm finish, release the lease, then close the servers. Built and driven by `helm-operator
+// run` (cmd/cli.ts), which hands it every real dependency; never reads process.*, installs signal handlers or exits.
+import type { Controller } from '../controller/controller.js';
+import type { Clock } from '../core/clock.js';
+import { errFields } from '../core/error-fields.js';
+import type { Logger } from '../core/logger.js';
+import type { KubeClient } from '../kube/types.js';
+import { LeaderElector } from '../leader/election.js';
+import type { OperatorMetrics } from '../observability/metrics.js';
+import { parseOwnershipArgs } from '../ownership/context.js';
+import { type PostRenderRequest, type PostRenderServer, startPostRenderServer } from '../ownership/server.js';
+import { OutsideObjectMemo } from '../reconciler/orphans.js';
+import { type HttpServers, type HttpServersOptions, startHttpServers } from '../server/http.js';
+import { type OperatorOptions, runOperator } from './operator.js';
+
+export interface ManagerOptions {
+  /** The metrics and probe servers, without what the manager supplies (readiness, metrics, logger). */
+  readonly servers: Omit<HttpServersOptions, 'metrics' | 'readyz' | 'logger'>;
+  readonly metrics: OperatorMetrics;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** The Lease to compete for, and who we are. */
+export interface LeaseOptions {
+  readonly namespace: string;
+  readonly name: string;
+  /** Unique per process, e.g. `<hostname>_<uuid>`. */
+  readonly identity: string;
+}
+
+export interface ManagerRunOptions
+  extends Omit<
+    OperatorOptions,
+    'clock' | 'logger' | 'metrics' | 'onControllers' | 'onDependentWatcher' | 'postRender'
+  > {
+  /** helm's post-renderer hands each manifest to this socket; `render` answers it. */
+  readonly postRender: {
+    readonly socketPath: string;
+    readonly render: (req: PostRenderRequest, signal: AbortSignal) => Promise<string>;
+  };
+  /** Leader election; absent: lead at once. @default none */
+  readonly lease?: LeaseOptions | undefined;
+}
+
+export class Manager {
+  readonly #o: ManagerOptions;
+  #servers: HttpServers | undefined;
+  #renderServer: PostRenderServer | undefined;
+  #controllers: readonly Controller[] | undefined;
+  #elector: LeaderElector | undefined;
+
+  private constructor(options: ManagerOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Starts the metrics and probe servers: /healthz answers at once, /readyz is 503 until every controller's
+   * informers have synced (a standby waiting for the lease is ready). Rejects when a server cannot bind.
+   */
+  static async start(options: ManagerOptions): Promise<Manager> {
+    const manager = new Manager(options);
+    manager.#servers = await startHttpServers({
+      ...options.servers,
+      metrics: options.metrics,
+      readyz: () => manager.#readyz(),
+      logger: options.logger,
+    });
+    return manager;
+  }
+
+  /** The servers' bound addresses ("host:port"); absent when that server is disabled. */
+  get addresses(): HttpServers['addresses'] {
+    return this.#servers?.addresses ?? {};
+  }
+
+  /**
+   * Runs the operator until `signal` aborts or the lease is lost: starts the post-render server, waits for the
+   * lease (a standby runs no controller and no helm), runs the controllers, then releases the lease. Resolves to
+   * the exit code: 0 after a graceful stop, 1 when the lease was lost. Rejects on a startup failure.
+   */
+  async run(o: ManagerRunOptions, signal: AbortSignal): Promise<number> {
+    const { logger, metrics, clock } = this.#o;
+    // Every manifest helm is about to apply: what it puts outside the CR's namespace is remembered, so that a
+    // deletion that finds the release record gone (a namespace deleted mid-install) still removes it.
+    const outside = new OutsideObjectMemo();
+    const render = o.postRender.render;
+    this.#renderServer = await startPostRenderServer({
+      socketPath: o.postRender.socketPath,
+      render: async (req, s) => {
+        const out = await render(req, s);
+        const owner = parseOwnershipArgs(req.args).owner;
+        outside.rememberAttempt(`${owner.namespace}/${owner.name}`, owner.namespace, out);
+        return out;
+      },
+      logger: logger.child({ component: 'post-render' }),
+    });
+    // Leader election: losing the lease stops reconciling at once (exit 1); a graceful stop releases it so that a
+    // standby takes over without waiting.
+    let elector: LeaderElector | undefined;
+    let operatorSignal = signal;
+    if (o.lease !== undefined) {
+      elector = this.#newElector(o.kube, o.lease);
+      if (!(await this.#acquire(elector, o.lease, signal))) return 0;
+      operatorSignal = AbortSignal.any([signal, elector.leaderSignal]);
+    }
+    const { postRender: _socket, lease: _lease, ...operator } = o;
+    await runOperator(
+      {
+        ...operator,
+        clock,
+        logger,
+        metrics,
+        onControllers: (built) => {
+          this.#controllers = built;
+        },
+        postRender: true,
+        outside,
+        onDependentWatcher: (w) => metrics.dependentObjects(() => w.cachedObjects()),
+      },
+      operatorSignal,
+    ).catch((err: unknown) => {
+      // Aborting for a lost lease can surface as a rejected startup call; the loss is what to report.
+      if (!elector?.leaderSignal.aborted) throw err;
+    });
+    if (elector?.leaderSignal.aborted) return 1;
+    await elector?.release(AbortSignal.timeout(5_000));
+    logger.info({}, 'Stopped');
+    return 0;
+  }
+
+  /** Closes the metrics and probe servers, then the post-render server. */
+  async close(): Promise<void> {
+    await this.#servers?.close();
+    await this.#renderServer?.close();
+  }
+
+  #readyz(): true | string {
+    // A standby is healthy: it waits for the lease and starts its controllers only once it leads.
+    if (this.#elector !== undefined && !this.#elector.isLeader()) return true;
+    if (this.#controllers === undefined) return 'controllers are not started yet';
+    const waiting = this.#controllers.filter((c) => !c.synced()).map((c) => c.name);
+    return waiting.length === 0 ? true : `waiting for the first sync of: ${waiting.join(', ')}`;
+  }
+
+  #newElector(kube: KubeClient, lease: LeaseOptions): LeaderElector {
+    const { metrics, logger } = this.#o;
+    metrics.leaderElection(lease.name, false);
+    const le = new LeaderElector({
+      kube,
+      namespace: lease.namespace,
+      name: lease.name,
+      identity: lease.identity,
+      clock: this.#o.clock,
+      logger: logger.child({ component: 'leader-election' }),
+      onLeadingChange: (leading) => metrics.leaderElection(lease.name, leading),
+    });
+    this.#elector = le;
+    return le;
+  }
+
+  /** Waits for the lease; false when `signal` aborted first. Logs the loss of the lease once it is held. */
+  async #acquire(le: LeaderElector, lease: LeaseOptions, signal: AbortSignal): Promise<boolean> {
+    const { logger } = this.#o;
+    logger.info(
+      { lease: `${lease.namespace}/${lease.name}`, identity: le.identity },
+      'Attempting to acquire leader lease',
+    );
+    try {
+      await le.acquire(signal);
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      logger.info({}, 'Stopped before acquiring the leader lease');
+      return false;
+    }
+    le.leaderSignal.addEventListener(
+      'abort',
+      () => logger.error({ err: errFields(le.leaderSignal.reason) }, 'Leader election lost'),
+      { once: true },
+    );
+    return true;
+  }
+}

@@ -1,0 +1,144 @@
+// Builds and runs the operator's controllers from validated options: one controller per watches.yaml entry, each
+// fed by one informer per watched namespace (crEventHandler), reconciling through HelmReconciler, plus the
+// dependent watcher. Called by the manager (manager.ts) once it may lead; never reads process.* or exits.
+import { Informer } from '../cache/informer.js';
+import { chartName, type Watch } from '../config/watches.js';
+import { Controller } from '../controller/controller.js';
+import { crEventHandler, dependentRouter } from '../controller/event-handlers.js';
+import type { Clock } from '../core/clock.js';
+import { errFields } from '../core/error-fields.js';
+import { ConfigError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { DependentWatcher } from '../dependents/watcher.js';
+import type { HelmClient } from '../helm/cli.js';
+import { NotFoundError } from '../kube/errors.js';
+import type { ApiResource, KubeClient } from '../kube/types.js';
+import type { OperatorMetrics } from '../observability/metrics.js';
+import type { OutsideObjectMemo } from '../reconciler/orphans.js';
+import type { StatusManifestMode } from '../reconciler/types.js';
+import { runGroup } from './group.js';
+import { watchReconciler } from './reconciler.js';
+
+export interface OperatorOptions {
+  readonly watches: readonly Watch[];
+  /** '' means all namespaces. */
+  readonly namespaces: readonly string[];
+  readonly reconcilePeriodMs: number;
+  readonly maxConcurrentReconciles: number;
+  readonly kube: KubeClient;
+  readonly helm: HelmClient;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Mask values in OverrideValuesInUse events (--suppress-override-values). */
+  readonly suppressOverrideValues: boolean;
+  /** What status.deployedRelease.manifest holds (--status-manifest). @default 'redacted' */
+  readonly statusManifest?: StatusManifestMode;
+  /** Reconcile, workqueue and resource_created_at_seconds metrics. @default none */
+  readonly metrics?: OperatorMetrics;
+  /** Called once every controller is built (before any starts), e.g. to answer readiness probes. */
+  readonly onControllers?: (controllers: readonly Controller[]) => void;
+  /** The helm client runs the ownership post-renderer: pass each CR's identity to it. @default false */
+  readonly postRender?: boolean;
+  /** Called with the dependent watcher when one is built (metrics read its cache size). */
+  readonly onDependentWatcher?: (watcher: DependentWatcher) => void;
+  /** What releases put outside their namespaces (the post-renderer adds each attempt). @default a private one */
+  readonly outside?: OutsideObjectMemo;
+}
+
+/**
+ * Resolves every watch to its API resource (failing clearly when a CRD is missing), then runs the controllers until
+ * aborted; one that fails stops the others.
+ */
+export async function runOperator(o: OperatorOptions, signal: AbortSignal): Promise<void> {
+  const controllers: Controller[] = [];
+  const inFlight = new Set<string>();
+  /** Controllers by the `Kind.group` of their CRs: where dependent events are routed. */
+  const byGroupKind = new Map<string, Controller>();
+  const watching = o.watches.filter((w) => w.watchDependentResources);
+  const watcher =
+    watching.length === 0
+      ? undefined
+      : new DependentWatcher({
+          kube: o.kube,
+          namespaces: o.namespaces,
+          charts: watching.map((w) => chartName(w.chart)),
+          clock: o.clock,
+          logger: o.logger.child({ component: 'dependents' }),
+          signal,
+          trigger: dependentRouter(byGroupKind, o.logger),
+        });
+  if (watcher) o.onDependentWatcher?.(watcher);
+  for (const watch of o.watches) {
+    const gvk = { group: watch.group, version: watch.version, kind: watch.kind };
+    const gvkText = `${watch.group}/${watch.version}, Kind=${watch.kind}`;
+    const resource = await discover(o.kube, gvk, gvkText, signal);
+    const name = `${watch.kind.toLowerCase()}-controller`;
+    const logger = o.logger.child({ controller: name });
+    const reconciler = watchReconciler({
+      watch,
+      resource,
+      name,
+      kube: o.kube,
+      helm: o.helm,
+      watcher,
+      inFlight,
+      ...(o.outside ? { outside: o.outside } : {}),
+      reconcilePeriodMs: o.reconcilePeriodMs,
+      suppressOverrideValues: o.suppressOverrideValues,
+      statusManifest: o.statusManifest,
+      metrics: o.metrics,
+      postRender: o.postRender ?? false,
+      clock: o.clock,
+      logger,
+    });
+    const controller = new Controller({
+      name,
+      reconcile: (key, s, log) => reconciler.reconcile(key, s, log),
+      concurrency: watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles,
+      clock: o.clock,
+      logger: o.logger,
+      ...(o.metrics ? { metrics: o.metrics.controller(name) } : {}),
+    });
+    const namespaces = resource.namespaced ? o.namespaces : [''];
+    for (const namespace of namespaces) {
+      const informer = new Informer({
+        client: o.kube,
+        resource,
+        namespace,
+        ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}),
+        clock: o.clock,
+        onEvent: (e) => {
+          if (e.type === 'error') logger.warn({ namespace, phase: e.phase, err: errFields(e.error) }, 'Watch error');
+        },
+      });
+      informer.addEventHandler(crEventHandler({ gvk, controller, logger, metrics: o.metrics }));
+      controller.addSource(informer);
+    }
+    logger.info({ gvk: gvkText, chart: watch.chart, namespaces }, 'Watching resource');
+    controllers.push(controller);
+    byGroupKind.set(watch.group ? `${watch.kind}.${watch.group}` : watch.kind, controller);
+  }
+  o.onControllers?.(controllers);
+  await runGroup(
+    controllers.map((c) => (s: AbortSignal) => c.run(s)),
+    signal,
+  );
+}
+
+/** The watched kind's API resource; a ConfigError (CRD_NOT_FOUND) when the API server does not serve it. */
+async function discover(
+  kube: KubeClient,
+  gvk: { group: string; version: string; kind: string },
+  gvkText: string,
+  signal: AbortSignal,
+): Promise<ApiResource> {
+  return kube.discover(gvk, { signal }).catch((err: unknown) => {
+    if (err instanceof NotFoundError) {
+      throw new ConfigError(
+        `watches.yaml: the API server does not serve ${gvkText}; install its CustomResourceDefinition first`,
+        { cause: err, code: 'CRD_NOT_FOUND' },
+      );
+    }
+    throw err;
+  });
+}

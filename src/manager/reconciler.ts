@@ -1,0 +1,97 @@
+// Builds the HelmReconciler of one watches.yaml entry with its real ports: CR access and release history from the
+// kube client (reconciler/ports.ts), the event recorder, drift repair and dependent watches, uninstall-wait cleanup,
+// orphan deletion and the ownership post-renderer's arguments. Called by the manager's controller builder only.
+// Never starts anything: the dependent watcher and the helm client are passed in.
+import { chartName, type Watch } from '../config/watches.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { dependentsPort } from '../dependents/port.js';
+import type { DependentWatcher } from '../dependents/watcher.js';
+import { DriftRepairer } from '../drift/repair.js';
+import { createEventRecorder } from '../events/recorder.js';
+import type { HelmClient } from '../helm/cli.js';
+import type { ApiResource, KubeClient } from '../kube/types.js';
+import type { OperatorMetrics } from '../observability/metrics.js';
+import { formatOwnershipArgs } from '../ownership/context.js';
+import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/orphans.js';
+import { crAccess, releaseReader } from '../reconciler/ports.js';
+import { HelmReconciler } from '../reconciler/reconciler.js';
+import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
+import { cleanupRelease } from '../reconciler/uninstall-wait.js';
+
+export interface WatchReconcilerOptions {
+  readonly watch: Watch;
+  /** The watched kind's API resource (from discovery). */
+  readonly resource: ApiResource;
+  /** `<lowercase kind>-controller`: the events' component and the drift metrics' label. */
+  readonly name: string;
+  readonly kube: KubeClient;
+  readonly helm: HelmClient;
+  /** Present when some watch has watchDependentResources; used only if this one has. */
+  readonly watcher: DependentWatcher | undefined;
+  /** Releases with a helm process running, shared by every reconciler. */
+  readonly inFlight: Set<string>;
+  /** What releases put outside their namespaces, shared with the post-renderer's hook. @default a private one */
+  readonly outside?: OutsideObjectMemo | undefined;
+  readonly reconcilePeriodMs: number;
+  readonly suppressOverrideValues: boolean;
+  readonly statusManifest?: StatusManifestMode | undefined;
+  readonly metrics?: OperatorMetrics | undefined;
+  /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
+  readonly postRender: boolean;
+  readonly clock: Clock;
+  /** The controller's logger. */
+  readonly logger: Logger;
+}
+
+export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
+  const { watch, kube, name, logger, watcher } = o;
+  const events = createEventRecorder({ kube, component: name, clock: o.clock, logger });
+  const watched = watcher && watch.watchDependentResources ? watcher : undefined;
+  const repairer = new DriftRepairer({
+    kube,
+    ...(watched ? { cached: watched.get.bind(watched), onApplied: watched.expectEcho.bind(watched) } : {}),
+  });
+  const dependents = dependentsPort({
+    kube,
+    ...(watched ? { watcher: watched } : {}),
+    repairer,
+    events,
+    onCorrected: (c) => o.metrics?.driftCorrected(name, c.kind, c.action),
+  });
+  const chart = chartName(watch.chart);
+  return new HelmReconciler({
+    watch,
+    chartName: chart,
+    dependents,
+    ...(o.postRender ? { postRenderArgs: (cr: CustomResource) => ownershipArgs(cr, chart) } : {}),
+    defaultReconcilePeriodMs: o.reconcilePeriodMs,
+    crs: crAccess(kube, o.resource),
+    releases: releaseReader(kube),
+    helm: o.helm,
+    events,
+    cleanup: (manifest, namespace, s) => cleanupRelease({ kube, manifest, namespace, signal: s, logger }),
+    orphans: (refs, release, namespace, s) => deleteOrphans({ kube, refs, release, namespace, signal: s, logger }),
+    inFlight: o.inFlight,
+    ...(o.outside ? { outside: o.outside } : {}),
+    suppressOverrideValues: o.suppressOverrideValues,
+    ...(o.statusManifest ? { statusManifest: o.statusManifest } : {}),
+    clock: o.clock,
+    logger,
+  });
+}
+
+/** The post-renderer's arguments for a CR: its identity as the owner of what its release renders. */
+function ownershipArgs(cr: CustomResource, chart: string): readonly string[] {
+  return formatOwnershipArgs({
+    owner: {
+      apiVersion: cr.apiVersion,
+      kind: cr.kind,
+      namespace: cr.metadata.namespace ?? '',
+      name: cr.metadata.name,
+      uid: cr.metadata.uid ?? '',
+    },
+    chart,
+    releaseNamespace: cr.metadata.namespace ?? '',
+  });
+}

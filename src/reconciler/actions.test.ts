@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../core/logger.js';
+import type { HelmClient } from '../helm/cli.js';
+import { HelmCommandError } from '../helm/errors.js';
+import { type ActionContext, install, upgrade } from './actions.js';
+import { releaseOptions } from './annotations.js';
+import { actionFailure, RemediationFailedError } from './remediation-error.js';
+import type { StoredRelease } from './types.js';
+
+type Release = StoredRelease['release'];
+
+const rev = (version: number, status: Release['info']['status']): Release => ({
+  name: 'web',
+  namespace: 'apps',
+  version,
+  info: { status },
+  chart: { name: 'nginx', version: '0.1.0' },
+  config: {},
+  manifest: '',
+});
+
+function helmError(command: string, stderr: string): HelmCommandError {
+  return new HelmCommandError({
+    command,
+    release: 'web',
+    namespace: 'apps',
+    args: [command],
+    exitCode: 1,
+    signal: undefined,
+    stderr,
+    canceled: false,
+    timedOut: false,
+    forceKilled: false,
+  });
+}
+
+/** An ActionContext whose helm fails as told; the failed action leaves a failed revision in `history`. */
+function context(fail: { install?: Error; upgrade?: Error; uninstall?: Error; rollback?: Error }) {
+  const history: Release[] = [rev(1, 'deployed')];
+  const calls: string[] = [];
+  const notes: string[] = [];
+  const failing = (command: 'install' | 'upgrade') => async (): Promise<never> => {
+    calls.push(command);
+    history.push(rev(history.length + 1, 'failed'));
+    throw fail[command] ?? new Error(`unexpected ${command}`);
+  };
+  const helm = {
+    install: failing('install'),
+    upgrade: failing('upgrade'),
+    async uninstall() {
+      calls.push('uninstall');
+      if (fail.uninstall) throw fail.uninstall;
+      history.length = 0;
+    },
+    async rollback() {
+      calls.push('rollback');
+      if (fail.rollback) throw fail.rollback;
+    },
+  } satisfies Partial<HelmClient>;
+  const controller = new AbortController();
+  const ctx: ActionContext = {
+    release: 'web',
+    namespace: 'apps',
+    chart: '/charts/nginx',
+    values: {},
+    labels: {},
+    options: releaseOptions(undefined),
+    helm: helm as unknown as HelmClient,
+    releases: { history: async () => history.map((release) => ({ release, labels: {} })) },
+    log: silentLogger,
+    note: (type, reason) => notes.push(`${type}:${reason}`),
+    signal: controller.signal,
+  };
+  return { ctx, calls, notes, history, controller };
+}
+
+describe('remediation of a failed helm action', () => {
+  describe('when the upgrade fails and the rollback fails too', () => {
+    it('throws both, keeping the upgrade error as cause and its code, and names the rollback in the message', async () => {
+      const upgradeErr = helmError('upgrade', 'Error: UPGRADE FAILED: cannot patch Deployment');
+      const rollbackErr = helmError('rollback', 'Error: release web has no 1 version');
+      const { ctx, calls, notes } = context({ upgrade: upgradeErr, rollback: rollbackErr });
+      const err = await upgrade(ctx, rev(1, 'deployed')).catch((e: unknown) => e);
+      expect(calls).toEqual(['upgrade', 'rollback']);
+      expect(err).toBeInstanceOf(RemediationFailedError);
+      expect(err).toBeInstanceOf(AggregateError);
+      expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', cause: upgradeErr, errors: [upgradeErr, rollbackErr] });
+      expect((err as Error).message).toBe(`${upgradeErr.message}; the rollback failed too: ${rollbackErr.message}`);
+      expect(actionFailure(err)).toBe(upgradeErr);
+      expect(notes).toEqual(['Warning:UpgradeFailed', 'Warning:RollbackFailed']);
+    });
+  });
+
+  describe('when the install fails and uninstalling it fails too', () => {
+    it('throws both, keeping the install error as cause and its code, and names the uninstall in the message', async () => {
+      const installErr = helmError('install', 'Error: INSTALLATION FAILED: admission webhook denied');
+      const uninstallErr = new Error('connection refused');
+      const { ctx, calls } = context({ install: installErr, uninstall: uninstallErr });
+      const err = await install(ctx, { pending: false }).catch((e: unknown) => e);
+      expect(calls).toEqual(['install', 'uninstall']);
+      expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', cause: installErr, errors: [installErr, uninstallErr] });
+      expect((err as Error).message).toBe(`${installErr.message}; the uninstall failed too: connection refused`);
+    });
+
+    it('keeps no code when the failed action had none', async () => {
+      const { ctx } = context({ install: new Error('spawn helm ENOENT'), uninstall: new Error('gone') });
+      const err = await install(ctx, { pending: false }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RemediationFailedError);
+      expect((err as RemediationFailedError).code).toBeUndefined();
+    });
+  });
+
+  describe('when the remediation succeeds', () => {
+    it('throws the failed action’s own error, unchanged', async () => {
+      const upgradeErr = helmError('upgrade', 'Error: UPGRADE FAILED: boom');
+      const { ctx, calls, notes } = context({ upgrade: upgradeErr });
+      await expect(upgrade(ctx, rev(1, 'deployed'))).rejects.toBe(upgradeErr);
+      expect(calls).toEqual(['upgrade', 'rollback']);
+      expect(notes).toEqual(['Warning:UpgradeFailed', 'Normal:RolledBack']);
+    });
+  });
+
+  describe('when the reconcile was aborted', () => {
+    it('attempts no remediation and throws the failed action’s error', async () => {
+      const installErr = helmError('install', 'Error: INSTALLATION FAILED: canceled');
+      const { ctx, calls, controller } = context({ install: installErr, uninstall: new Error('must not run') });
+      controller.abort();
+      await expect(install(ctx, { pending: false })).rejects.toBe(installErr);
+      expect(calls).toEqual(['install']);
+    });
+  });
+});

@@ -1,0 +1,36 @@
+// Decides what one reconcile does with helm, operator-sdk style but without a dry-run: install when there is no
+// deployed revision, upgrade when the inputs' fingerprint or the latest revision differ from the deployed one, else
+// nothing; and names the condition reasons of each outcome. Pure; called by HelmReconciler. Never calls helm.
+import type { HistorySummary } from '../helm/history.js';
+import { FINGERPRINT_LABEL } from './fingerprint.js';
+import type { StoredRelease } from './types.js';
+
+export type ReleaseAction = 'install' | 'upgrade' | 'none';
+
+export interface ReleaseFacts {
+  /** The summary of Helm's records, after any stuck release was recovered. */
+  readonly state: HistorySummary;
+  /** The records as read at the start of the reconcile, with their labels. */
+  readonly history: readonly StoredRelease[];
+  /** The fingerprint label of this reconcile's inputs (see fingerprintLabel). */
+  readonly fingerprint: string;
+}
+
+export function decideReleaseAction({ state, history, fingerprint }: ReleaseFacts): ReleaseAction {
+  if (!state.deployed) return 'install';
+  const deployed = history.find((h) => h.release === state.deployed);
+  if (deployed?.labels[FINGERPRINT_LABEL] !== fingerprint || state.latest !== state.deployed) return 'upgrade';
+  return 'none';
+}
+
+/** The Deployed reason: that of the action taken, or with none, whether the deployed revision is the first. */
+export function successReason(action: ReleaseAction, revision: number): 'InstallSuccessful' | 'UpgradeSuccessful' {
+  if (action === 'install') return 'InstallSuccessful';
+  if (action === 'upgrade') return 'UpgradeSuccessful';
+  return revision === 1 ? 'InstallSuccessful' : 'UpgradeSuccessful';
+}
+
+/** The ReleaseFailed reason of a failed helm step (a failed recovery, before any action, counts as an install). */
+export function failureReason(action: ReleaseAction): 'InstallError' | 'UpgradeError' {
+  return action === 'upgrade' ? 'UpgradeError' : 'InstallError';
+}

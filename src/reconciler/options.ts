@@ -1,0 +1,63 @@
+// What a HelmReconciler is built with: its watch, its ports (CRs, release records, helm, events) and the optional
+// uninstall-wait, orphan, post-renderer and dependents hooks. Types only; the composition root fills them in and
+// the reconciler and its deletion flow read them. Never holds state.
+import type { Watch } from '../config/watches.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { HelmClient } from '../helm/cli.js';
+import type { BackoffPolicy } from './classify.js';
+import type { OutsideObjectMemo, OutsideRef } from './orphans.js';
+import type {
+  CrAccess,
+  CustomResource,
+  DependentsPort,
+  EventSink,
+  ReleaseReader,
+  StatusManifestMode,
+} from './types.js';
+
+/** Removes the objects of an uninstalled release that still exist; returns those not gone yet. */
+export type Cleanup = (manifest: string, namespace: string, signal: AbortSignal) => Promise<{ remaining: unknown[] }>;
+
+/** Deletes what a release left outside its namespace when its record is gone (see orphans.ts); returns those deleted. */
+export type DeleteOrphans = (
+  refs: readonly OutsideRef[],
+  release: string,
+  namespace: string,
+  signal: AbortSignal,
+) => Promise<readonly OutsideRef[]>;
+
+export interface HelmReconcilerOptions {
+  readonly watch: Watch;
+  /** The `name` in the chart's Chart.yaml: a release of another chart under the CR's name is left alone. */
+  readonly chartName: string;
+  /** The --reconcile-period flag, used when neither the CR annotation nor the watch sets one. */
+  readonly defaultReconcilePeriodMs: number;
+  readonly crs: CrAccess;
+  readonly releases: ReleaseReader;
+  readonly helm: HelmClient;
+  readonly events: EventSink;
+  /** uninstall-wait support. @default none: the annotation is then reported as unsupported */
+  readonly cleanup?: Cleanup;
+  /** Releases ("ns/name") with a helm process of this operator running; shared by all reconcilers. */
+  readonly inFlight: Set<string>;
+  /** Mask override values in OverrideValuesInUse events. @default false */
+  readonly suppressOverrideValues?: boolean;
+  /** --status-manifest: what status.deployedRelease.manifest holds (always capped). @default 'redacted' */
+  readonly statusManifest?: StatusManifestMode;
+  /** @default 10 s doubling to 15 min */
+  readonly releaseBackoff?: BackoffPolicy;
+  /**
+   * The post-renderer's per-call arguments for a CR (ownership of what the chart renders); also part of the
+   * release fingerprint, so releases rendered without it are upgraded once. @default no post-renderer
+   */
+  readonly postRenderArgs?: (cr: CustomResource) => readonly string[];
+  /** What releases put outside their namespaces, shared with the post-renderer's hook. @default a private one */
+  readonly outside?: OutsideObjectMemo;
+  /** Deletes what a release left outside its namespace when its record is gone (see orphans.ts). @default none */
+  readonly orphans?: DeleteOrphans;
+  /** Dependent watches and drift repair for deployed releases. @default none */
+  readonly dependents?: DependentsPort;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
