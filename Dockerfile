@@ -55,7 +55,7 @@ WORKDIR /opt/helm
 COPY watches.yaml ./watches.yaml
 COPY charts ./charts
 # The operator writes only under the temp dir (helm homes and caches, values files, KUBECACHEDIR, the post-render
-# socket), and helm keeps its config under HOME: both on /tmp, so a read-only root filesystem with an emptyDir
+# script and FIFOs), and helm keeps its config under HOME: both on /tmp, so a read-only root filesystem with an emptyDir
 # mounted on /tmp works.
 ENV HOME=/tmp TMPDIR=/tmp
 # Numeric, so that `runAsNonRoot: true` can be verified by the kubelet without /etc/passwd.

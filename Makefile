@@ -58,7 +58,7 @@ clean: ## remove build output (keeps the Go binary cache outside the repository)
 	rm -rf dist coverage
 
 .PHONY: bench
-bench: deps ## benchmark the real operator on a local control plane: latency, idle cost, RSS (a few minutes)
+bench: deps ## benchmark the real operator and the direct helm/kubectl floors on a local control plane (a few minutes; BENCH_CRS=1000 for the scale run)
 	npm run bench
 
 ##@ Deployment (operator-sdk's targets; kustomize is kubectl's built-in one, no download)

@@ -1,17 +1,25 @@
 // Operator benchmark (not a test): starts a local control plane (hack/testenv.sh), runs the REAL operator
-// (node dist/cmd/main.js run) with the real helm behind test/fixtures/bin/counting-helm, and prints a markdown table
-// to stdout (progress goes to stderr). `npm run bench` / `make bench` build dist/ first. ~2-3 minutes on 2 cores.
+// (node dist/cmd/main.js run) with the real helm behind test/fixtures/bin/counting-helm, then the physical floors
+// (bench/floors.ts) on the same plane, and prints two markdown tables to stdout: the operator's figures, and each
+// next to its floors as ratios (bench/side-by-side.ts); progress goes to stderr. `npm run bench` / `make bench` build
+// dist/ first. ~5 minutes on 2 cores at BENCH_CRS=100; BENCH_CRS=1000 is the scale run (much longer).
 // Phases: (1) BENCH_SEQUENTIAL CRs one after another: create→Deployed latency; they are then deleted;
 // (2) BENCH_CRS CRs created at once: create→Deployed latency and time until all are Deployed;
 // (3) BENCH_IDLE_PERIODS reconcile periods with the settled CRs idle: helm processes, reconciles, operator CPU;
 // (4) operator and kube-apiserver RSS, and the objects its dependent informers cache; (5) drift repair: BENCH_DRIFT
 // times, a bulk CR's Deployment is deleted (time until it exists again) and scaled (time until reverted), polled
-// through a watch (not polling, which would load the API server it measures); (6) helm processes by subcommand over the whole run.
+// through a watch (not polling, which would load the API server it measures); (6) helm processes by subcommand over
+// the whole run; (7) a value changed in every bulk CR's spec at once: time until all are upgraded; (8) every bulk CR
+// deleted at once: time until all are gone; then the operator stops and (9) the same releases (names, namespace,
+// chart, concurrency = the operator's workers) are installed, upgraded and uninstalled with helm directly, and applied,
+// re-applied and deleted with kubectl apply --server-side of the rendered manifest. CPU windows: the operator process
+// plus its helm children, and kube-apiserver (its PID from the testenv folder), from the first request until settled
+// (create, upgrade: helm quiet for 3 s) or all gone (delete); for the floors, the loop.
 // Latency = from just before the create request to the first poll that sees status.conditions Deployed=True
 // (polled with LIST every 50 ms in phase 1 and every 200 ms in phase 2, so it is that coarse).
 // Settled (start of the idle window) = no helm process for 3 s and every CR reconciled twice (see the code).
 // Settings (env):
-//   BENCH_CRS=100                CRs in the bulk phase
+//   BENCH_CRS=100                CRs in the bulk, upgrade and delete phases (1000: the scale run)
 //   BENCH_SEQUENTIAL=5           CRs in the sequential phase
 //   BENCH_IDLE_PERIODS=2         length of the idle window, in reconcile periods
 //   BENCH_RECONCILE_PERIOD=30s   the operator's --reconcile-period (number + ms|s|m|h, e.g. 30s, 1m30s)
@@ -21,18 +29,24 @@
 //   BENCH_DRIFT=20               samples per drift measurement (0 skips the phase)
 //   BENCH_DRIFT_GAP=2s           pause before each drift sample, so each is an isolated event and not a storm
 //                                against the client rate limit (0s measures back-to-back repairs)
-//   BENCH_TIMEOUT=300s           deadline of each wait (operator start, all Deployed, deletion, settling)
+//   BENCH_TIMEOUT=                deadline of each wait (operator start, all Deployed, deletion, settling);
+//                                default 300s, or 1.5 s per bulk CR when that is longer
+//   BENCH_FLOOR_OPENAPI_VALIDATION=false  true: the helm floor keeps helm's client-side OpenAPI validation
+//                                (default: --disable-openapi-validation, the cheapest helm that does the same work)
 //   BENCH_LOG=                   also write the operator's log lines to this file
 //   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
 // Ctrl-C (or SIGTERM) stops the operator and the control plane; a second Ctrl-C exits at once, and testenv's
 // watchdog (TESTENV_WATCH_PID) then stops the control plane.
-import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi, Watch } from '@kubernetes/client-node';
+import { measureFloors } from './floors.ts';
+import { type Operator, startOperator } from './operator-process.ts';
+import { apiserverPid, cpuSeconds, cpuWindow, memMiB } from './proc.ts';
+import { sideBySide } from './side-by-side.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TESTENV = join(ROOT, 'hack/testenv.sh');
@@ -59,7 +73,10 @@ const PERIOD = env.BENCH_RECONCILE_PERIOD || '30s';
 const PERIOD_MS = durationMs(PERIOD);
 const MAX_CONCURRENT = env.BENCH_MAX_CONCURRENT || '';
 const CREATE_CONCURRENCY = Math.max(1, int('BENCH_CREATE_CONCURRENCY', 50));
-const TIMEOUT_MS = durationMs(env.BENCH_TIMEOUT || '300s');
+const TIMEOUT_MS = durationMs(env.BENCH_TIMEOUT || `${Math.max(300, CRS * 1.5)}s`);
+/** What the upgrade phase sets in each bulk CR's spec (and the helm floor with --set-string). */
+const UPGRADE_VALUES = { index: 'bench-upgrade' } as const;
+const FLOOR_VALIDATION = env.BENCH_FLOOR_OPENAPI_VALIDATION === 'true';
 const NS = 'bench';
 const GVR = { group: 'demo.example.com', version: 'v1alpha1', plural: 'nginxes' } as const;
 
@@ -104,121 +121,16 @@ async function until<T>(what: string, everyMs: number, probe: () => Promise<T | 
   }
 }
 
-function parseJson(line: string): Record<string, string | number | undefined> {
-  try {
-    return JSON.parse(line) as Record<string, string | number | undefined>;
-  } catch {
-    return {};
-  }
-}
-
-interface Operator {
-  readonly pid: number;
-  readonly stats: {
-    reconciles: Map<string, number>;
-    errors: string[];
-    workers?: number | undefined;
-    metrics?: string | undefined;
-    /** Operator log times (ms since epoch) of dependent delete/update events and drift corrections, by object. */
-    drift: { event: Map<string, number[]>; corrected: Map<string, number[]> };
-    tail: string[];
-  };
-  helmCalls(): string[];
-  stop(): Promise<void>;
-}
-
-function startOperator(work: string, kubeconfig: string, helm: string): Operator {
-  const watches = join(work, 'watches.yaml');
-  const helmLog = join(work, 'helm-calls.log');
-  writeFileSync(watches, `- {group: ${GVR.group}, version: ${GVR.version}, kind: Nginx, chart: charts/nginx}\n`);
-  writeFileSync(helmLog, '');
-  const args = [
-    MAIN,
-    'run',
-    `--watches-file=${watches}`,
-    `--reconcile-period=${PERIOD}`,
-    '--zap-log-level=debug',
-    '--metrics-bind-address=127.0.0.1:0',
-    '--health-probe-bind-address=127.0.0.1:0',
-  ];
-  if (MAX_CONCURRENT) args.push(`--max-concurrent-reconciles=${MAX_CONCURRENT}`);
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: {
-      ...env,
-      KUBECONFIG: kubeconfig,
-      HELM_BINARY: COUNTING,
-      COUNTING_HELM_REAL: helm,
-      COUNTING_HELM_LOG: helmLog,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  if (child.pid === undefined) throw new Error('could not start the operator');
-  const stats: Operator['stats'] = {
-    reconciles: new Map(),
-    errors: [],
-    tail: [],
-    drift: { event: new Map(), corrected: new Map() },
-  };
-  const stamp = (m: Map<string, number[]>, key: string, time: unknown) => {
-    const t = Date.parse(String(time));
-    if (Number.isFinite(t)) m.set(key, [...(m.get(key) ?? []), t]);
-  };
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => {
-      if (env.BENCH_LOG) appendFileSync(env.BENCH_LOG, `${line}\n`);
-      stats.tail.push(line);
-      if (stats.tail.length > 20) stats.tail.shift();
-      const rec = parseJson(line);
-      const key = String(rec.key);
-      if (rec.msg === 'Reconciled') stats.reconciles.set(key, (stats.reconciles.get(key) ?? 0) + 1);
-      else if (rec.msg === 'Starting workers') stats.workers = Number(rec.workers);
-      else if (rec.msg === 'Serving metrics') stats.metrics = String(rec.address);
-      else if (rec.msg === 'Drift corrected') stamp(stats.drift.corrected, String(rec.object), rec.time);
-      else if (rec.msg === 'Dependent changed: reconcile its owner') {
-        const t = rec.trigger as unknown as { kind?: string; namespace?: string; name?: string; event?: string };
-        if (t.event !== 'add') stamp(stats.drift.event, `${t.namespace}/${t.name}`, rec.time);
-      } else if (rec.level === 'error') stats.errors.push(`${rec.msg}${rec.err ? `: ${rec.err}` : ''}`);
-    });
-  }
-  const exited = new Promise<void>((res) =>
-    child.on('exit', (code, sig) => {
-      operatorExit = `code ${code}, signal ${sig}`;
-      res();
-    }),
-  );
-  return {
-    pid: child.pid,
-    stats,
-    helmCalls: () => readFileSync(helmLog, 'utf8').split('\n').filter(Boolean),
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
-
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-/** CPU seconds of `pid` from /proc/PID/stat: own = utime+stime (fields 14, 15), children = cutime+cstime (16, 17:
- * the helm processes it has waited for). Fields are counted after `(comm)`, which may contain spaces. */
-function cpuSeconds(pid: number): { own: number; children: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { own: (Number(f[11]) + Number(f[12])) / CLK_TCK, children: (Number(f[13]) + Number(f[14])) / CLK_TCK };
-}
-/** VmRSS (or another Vm* line) of `pid`, in MiB. */
-function memMiB(pid: number, field = 'VmRSS'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1] ?? Number.NaN) / 1024;
-}
 async function apiserverRssMiB(dir: string): Promise<string> {
   const line = (await run('bash', [TESTENV, 'status', dir])).split('\n').find((l) => l.startsWith('kube-apiserver'));
   return line?.trim().split(/\s+/)[2] ?? '?';
 }
 
-type CR = { metadata?: { name?: string }; status?: { conditions?: { type?: string; status?: string }[] } };
+type CR = {
+  metadata?: { name?: string };
+  status?: { conditions?: { type?: string; status?: string }[]; deployedRelease?: { revision?: number } };
+};
+const revisionOf = (o: CR) => o.status?.deployedRelease?.revision ?? 0;
 const deployed = (o: CR) => o.status?.conditions?.some((c) => c.type === 'Deployed' && c.status === 'True') ?? false;
 
 /** Creates `names` (at most `inFlight` requests at once) and waits until each is Deployed; latencies in ms. */
@@ -254,6 +166,49 @@ async function createAndWait(custom: CustomObjectsApi, phase: string, names: str
   const latencies = names.map((n) => (done.get(n) ?? 0) - (sent.get(n) ?? 0));
   return { latencies, createMs, allMs: Math.max(...done.values()) - t0 };
 }
+
+/** Sends `act(name)` for each name (at most `inFlight` at once) and polls the CRs of `phase` until `isDone` holds for
+ * each; latencies (request sent → first poll that sees it done) and the time until all were done, in ms. */
+async function actAndWait(
+  custom: CustomObjectsApi,
+  what: string,
+  phase: string,
+  names: string[],
+  act: (name: string) => Promise<unknown>,
+  isDone: (name: string, current: CR | undefined) => boolean,
+) {
+  const sent = new Map<string, number>();
+  const done = new Map<string, number>();
+  const t0 = performance.now();
+  let next = 0;
+  const sender = async () => {
+    for (let name = names[next++]; name !== undefined; name = names[next++]) {
+      signal.throwIfAborted();
+      sent.set(name, performance.now());
+      await act(name);
+    }
+  };
+  await Promise.all([
+    Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, names.length) }, sender)),
+    until(what, 200, async () => {
+      const byName = new Map((await listCRs(custom, phase)).map((o) => [o.metadata?.name ?? '', o]));
+      const now = performance.now();
+      for (const name of sent.keys()) if (!done.has(name) && isDone(name, byName.get(name))) done.set(name, now);
+      return done.size === names.length ? true : undefined;
+    }),
+  ]);
+  return { latencies: names.map((n) => (done.get(n) ?? 0) - (sent.get(n) ?? 0)), allMs: performance.now() - t0 };
+}
+
+/** Resolves once no helm process has started for 3 s. */
+const helmQuiet = (o: Operator, what: string) => {
+  let quiet = { n: -1, since: performance.now() };
+  return until(what, 250, () => {
+    const n = o.helmCalls().length;
+    if (n !== quiet.n) quiet = { n, since: performance.now() };
+    return performance.now() - quiet.since >= 3000 ? true : undefined;
+  });
+};
 
 /** helm_operator_dependent_objects_cached from the operator's /metrics. */
 async function dependentObjectsCached(address: string | undefined): Promise<string> {
@@ -394,13 +349,29 @@ async function main(): Promise<void> {
     const helmVersion = lastLine(await run(helm, ['version', '--short']));
     const kubeVersion = (await kc.makeApiClient(VersionApi).getCode()).gitVersion;
 
+    const apiserver = apiserverPid(dir);
     const kubectl = (...args: string[]) => run(join(bin, 'kubectl'), args, { KUBECONFIG: kubeconfig });
     await kubectl('apply', '-f', 'config/crd/bases/');
     await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/nginxes.demo.example.com');
     await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
 
     log(`starting the operator (helm ${helmVersion}, --reconcile-period=${PERIOD})`);
-    const o = startOperator(work, kubeconfig, helm);
+    const o = startOperator({
+      root: ROOT,
+      main: MAIN,
+      countingHelm: COUNTING,
+      helm,
+      work,
+      kubeconfig,
+      watch: { group: GVR.group, version: GVR.version, kind: 'Nginx', chart: 'charts/nginx' },
+      reconcilePeriod: PERIOD,
+      maxConcurrent: MAX_CONCURRENT,
+      env,
+      logFile: env.BENCH_LOG,
+      onExit: (how) => {
+        operatorExit = how;
+      },
+    });
     op = o;
     const workers = await until('the operator to start its workers', 50, () => o.stats.workers);
 
@@ -416,6 +387,7 @@ async function main(): Promise<void> {
 
     log(`phase 2: ${CRS} CRs at once (${CREATE_CONCURRENCY} creates in flight, ${workers} workers)`);
     const cpuBulk0 = cpuSeconds(o.pid);
+    const bulkWindow = cpuWindow({ op: o.pid, apiserver });
     const names = Array.from({ length: CRS }, (_, i) => `bulk-${String(i + 1).padStart(3, '0')}`);
     const bulk = CRS > 0 ? await createAndWait(custom, 'bulk', names, CREATE_CONCURRENCY, 200) : undefined;
     // Settled: no new helm process for 3 s, and each CR reconciled twice (the install, then the echo of its own
@@ -431,6 +403,7 @@ async function main(): Promise<void> {
     });
     const settleMs = performance.now() - allDeployed;
     const cpuBulk = { own: cpuSeconds(o.pid).own - cpuBulk0.own, helm: cpuSeconds(o.pid).children - cpuBulk0.children };
+    const bulkCpu = bulkWindow.end().cpu;
     const rssSettled = memMiB(o.pid);
     const apiRssSettled = await apiserverRssMiB(dir);
 
@@ -451,6 +424,38 @@ async function main(): Promise<void> {
     const cached = await dependentObjectsCached(o.stats.metrics);
 
     const drift = DRIFT > 0 && CRS > 0 ? await measureDrift(kc, kc.makeApiClient(AppsV1Api), o, names) : undefined;
+
+    log(`phase 7: ${CRS} CRs upgraded at once (spec ${JSON.stringify(UPGRADE_VALUES)})`);
+    const revisions = new Map((await listCRs(custom, 'bulk')).map((c) => [c.metadata?.name ?? '', revisionOf(c)]));
+    const upgradeWindow = cpuWindow({ op: o.pid, apiserver });
+    const upgrade = await actAndWait(
+      custom,
+      `${CRS} CRs to be upgraded`,
+      'bulk',
+      names,
+      (name) =>
+        custom.patchNamespacedCustomObject({
+          ...GVR,
+          namespace: NS,
+          name,
+          body: [{ op: 'add', path: '/spec', value: UPGRADE_VALUES }],
+        }),
+      (name, c) => c !== undefined && deployed(c) && revisionOf(c) > (revisions.get(name) ?? 0),
+    );
+    await helmQuiet(o, 'the upgraded CRs to settle');
+    const upgradeCpu = upgradeWindow.end().cpu;
+
+    log(`phase 8: ${CRS} CRs deleted at once`);
+    const removeWindow = cpuWindow({ op: o.pid, apiserver });
+    const remove = await actAndWait(
+      custom,
+      `${CRS} CRs to be gone`,
+      'bulk',
+      names,
+      (name) => custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name }),
+      (_name, c) => c === undefined,
+    );
+    const removeCpu = removeWindow.end().cpu;
     const helmTotal = o.helmCalls();
 
     const recTotal = idle.rec.reduce((a, [, n]) => a + n, 0);
@@ -495,6 +500,50 @@ async function main(): Promise<void> {
       ['helm processes, whole run, by subcommand', `${helmTotal.length} (${tally(helmTotal)})`],
       ['operator error log lines, whole run', `${errors.length}${errors[0] ? ` (first: ${errors[0]})` : ''}`],
     );
+
+    log('stopping the operator; phase 9: the floors (helm and kubectl directly)');
+    await o.stop();
+    const floors = await measureFloors({
+      helm,
+      kubectl: join(bin, 'kubectl'),
+      kubeconfig,
+      chart: join(ROOT, 'charts/nginx'),
+      namespace: NS,
+      sequential: Array.from({ length: SEQUENTIAL }, (_, i) => `seq-${i + 1}`),
+      bulk: names,
+      concurrency: workers,
+      upgrade: UPGRADE_VALUES,
+      openApiValidation: FLOOR_VALIDATION,
+      apiserverPid: apiserver,
+      workDir: work,
+      path: env.PATH ?? '',
+      signal,
+      log,
+    });
+    const opCpu = (c: Record<string, { own: number; children: number }>) => (c.op?.own ?? 0) + (c.op?.children ?? 0);
+    const table = sideBySide({
+      crs: CRS,
+      concurrency: workers,
+      floors,
+      operator: {
+        sequential: seq,
+        create: {
+          wallMs: bulk?.allMs ?? Number.NaN,
+          latencies: bulk?.latencies ?? [],
+          cpu: opCpu(bulkCpu),
+          cpuApiserver: bulkCpu.apiserver?.own ?? 0,
+        },
+        upgrade: {
+          wallMs: upgrade.allMs,
+          latencies: upgrade.latencies,
+          cpu: opCpu(upgradeCpu),
+          cpuApiserver: upgradeCpu.apiserver?.own ?? 0,
+        },
+        remove: { wallMs: remove.allMs, cpu: opCpu(removeCpu), cpuApiserver: removeCpu.apiserver?.own ?? 0 },
+        rssMiB: rssSettled,
+        idleCpuPercent: (idle.cpu / idle.s) * 100,
+      },
+    });
     const cpu = cpus()[0]?.model ?? 'unknown CPU';
     const out = [
       '',
@@ -507,6 +556,12 @@ async function main(): Promise<void> {
       '| measurement | value |',
       '|---|---|',
       ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+      '',
+      '### side by side: the operator and the physical floors (same plane, chart, namespace, releases, concurrency)',
+      '',
+      `helm floor: \`helm install|upgrade${FLOOR_VALIDATION ? '' : ' --disable-openapi-validation'}\` (BENCH_FLOOR_OPENAPI_VALIDATION=${FLOOR_VALIDATION}) · kubectl floor: \`kubectl apply --server-side\` of \`helm template\` output, rendered before the clock starts`,
+      '',
+      table,
       '',
       `bench wall time: ${((performance.now() - T0) / 1000).toFixed(0)} s (teardown not included)`,
       '',

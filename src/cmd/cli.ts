@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadWatches } from '../config/watches.js';
 import { realClock } from '../core/clock.js';
 import { OperatorError } from '../core/errors.js';
@@ -16,6 +15,7 @@ import { createKubeClient } from '../kube/client.js';
 import { Manager } from '../manager/manager.js';
 import { createLogger } from '../observability/logger.js';
 import { OperatorMetrics } from '../observability/metrics.js';
+import { fifoPostRenderer } from '../ownership/fifo-server.js';
 import { ownershipRenderer } from '../ownership/renderer.js';
 import { createMetricsAuthorizer } from '../server/metrics-auth.js';
 import { servingCertificate } from '../server/selfsigned.js';
@@ -24,7 +24,6 @@ import { parseRunFlags, RUN_USAGE } from './flags.js';
 import { type HelmObserver, timedHelm } from './helm-metrics.js';
 import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
-import { postRender } from './post-render.js';
 import { takeHelmBinary } from './tool-flags.js';
 import { runCleanup, runCreateApi, runGenerateBundle, runGenerateRbac, runInitCommand, runUndeploy } from './tools.js';
 
@@ -40,8 +39,6 @@ Commands:
   undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
   cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
 
-Internal:
-  post-render  helm's post-renderer (run by helm during install and upgrade; talks to the running operator)
 `;
 
 function message(err: unknown): string {
@@ -96,6 +93,7 @@ async function run(argv: readonly string[]): Promise<number> {
     const kube = createKubeClient({
       env: process.env,
       userAgent: `helm-operator-ts/${VERSION} (${process.platform}/${process.arch}) node/${process.versions.node}`,
+      ...(opts.kubeApiRateLimit ? { rateLimit: opts.kubeApiRateLimit } : {}),
     });
     const tls = opts.metricsSecure
       ? servingCertificate({
@@ -127,14 +125,16 @@ async function run(argv: readonly string[]): Promise<number> {
     });
 
     workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
-    // helm runs this very program as its post-renderer, which hands each manifest back over a private socket.
-    const socketPath = join(workDir, 'post-render.sock');
-    const postRenderer = {
-      command: process.execPath,
-      args: [fileURLToPath(new URL('./post-render-main.js', import.meta.url)), `--socket=${socketPath}`],
-    };
+    // helm runs a bash script as its post-renderer, which hands each manifest back through this private directory.
+    const postRenderDir = join(workDir, 'post-render');
+    const postRenderer = fifoPostRenderer(postRenderDir);
     const observeHelm: HelmObserver = (a, r, sec) => metrics.helmExec(a, r, sec);
-    const helmBase = { binary: opts.helmBinary, workDir, env: process.env };
+    const helmBase = {
+      binary: opts.helmBinary,
+      workDir,
+      env: process.env,
+      openApiValidation: opts.helmOpenApiValidation,
+    };
     // Probe helm once: its major version is an input of the client that runs the releases.
     const probe = timedHelm(createHelmCli(helmBase), observeHelm);
     const helmVersion = await probe.version({ signal: AbortSignal.timeout(30_000) });
@@ -158,7 +158,7 @@ async function run(argv: readonly string[]): Promise<number> {
         helm,
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,
-        postRender: { socketPath, render: ownershipRenderer(kube.client) },
+        postRender: { dir: postRenderDir, render: ownershipRenderer(kube.client) },
         lease: lease && { ...lease, identity: `${hostname()}_${randomUUID()}` },
       },
       stop,
@@ -254,8 +254,6 @@ export async function main(argv: readonly string[]): Promise<number> {
       );
       return 2;
     }
-    case 'post-render':
-      return postRender(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     case undefined:
     case 'help':
     case '--help':

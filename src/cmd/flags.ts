@@ -3,8 +3,10 @@
 // Called by src/cmd/main.ts only; never reads process.* itself.
 import { parseDuration } from '../config/duration.js';
 import { ConfigError } from '../core/errors.js';
+import type { KubeRateLimit } from '../kube/client.js';
 import type { LogLevel } from '../observability/logger.js';
 import { STATUS_MANIFEST_MODES, type StatusManifestMode } from '../reconciler/status-manifest.js';
+import { kubeApiRateLimit } from './kube-api-flags.js';
 
 export interface RunOptions {
   readonly watchesFile: string;
@@ -25,10 +27,14 @@ export interface RunOptions {
   readonly leaderElectionNamespace: string;
   readonly helmBinary: string;
   readonly suppressOverrideValues: boolean;
+  /** Keep helm's client-side OpenAPI validation of install and upgrade (else `--disable-openapi-validation`). */
+  readonly helmOpenApiValidation: boolean;
   /** What status.deployedRelease.manifest holds: full, redacted (Secret values as digests) or none. */
   readonly statusManifest: StatusManifestMode;
   readonly logLevel: LogLevel;
   readonly logEncoder: 'json' | 'console';
+  /** The kube client's rate limit (--kube-api-qps/--kube-api-burst); undefined: none, as controller-runtime v0.21. */
+  readonly kubeApiRateLimit: KubeRateLimit | undefined;
   /** Flags accepted for compatibility whose behaviour arrives later; the CLI warns when they are set. */
   readonly notYet: readonly string[];
 }
@@ -58,6 +64,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'zap-stacktrace-level': { kind: 'string' },
   'zap-time-encoding': { kind: 'string' },
   'suppress-override-values': { kind: 'bool' },
+  'helm-openapi-validation': { kind: 'bool' },
   'status-manifest': { kind: 'string' },
   'enable-http2': { kind: 'bool', notYet: true },
   'metrics-secure': { kind: 'bool' },
@@ -65,6 +72,8 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'metrics-cert-path': { kind: 'string' },
   'metrics-cert-name': { kind: 'string' },
   'metrics-cert-key': { kind: 'string' },
+  'kube-api-qps': { kind: 'string' },
+  'kube-api-burst': { kind: 'string' },
 };
 
 const BOOLS: Readonly<Record<string, boolean>> = { true: true, '1': true, t: true, TRUE: true, True: true, T: true };
@@ -144,9 +153,14 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     leaderElectionNamespace: str('leader-election-namespace', ''),
     helmBinary: str('helm-binary', ctx.env.HELM_BINARY || 'helm'),
     suppressOverrideValues: bool('suppress-override-values'),
+    helmOpenApiValidation: bool('helm-openapi-validation'),
     statusManifest: statusManifest(str('status-manifest', 'redacted')),
     logLevel: logLevel(str('zap-log-level', devel ? 'debug' : 'info')),
     logEncoder: encoder,
+    kubeApiRateLimit: kubeApiRateLimit(
+      seen.get('kube-api-qps') as string | undefined,
+      seen.get('kube-api-burst') as string | undefined,
+    ),
     notYet: [...seen.keys()].filter((n) => FLAGS[n]?.notYet).map((n) => `--${n}`),
   };
 }
@@ -178,6 +192,9 @@ Flags (operator-sdk helm-operator names and defaults):
   --reconcile-period duration        default requeue period per CR, 0 disables (default 1m0s)
   --max-concurrent-reconciles int    reconciles in parallel per watched kind (default: number of CPUs)
   --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
+  --helm-openapi-validation          keep helm's client-side OpenAPI validation on install and upgrade (default
+                                     false: --disable-openapi-validation; the API server validates, and its
+                                     unknown-field warnings become UnknownField events)
   --zap-devel                        development logging: console encoder, debug level
   --zap-encoder json|console         log encoding (default json)
   --zap-log-level level              debug, info, error, or an integer verbosity (default info)
@@ -200,6 +217,10 @@ Flags (operator-sdk helm-operator names and defaults):
                                      of several replicas is active; --enable-leader-election is its older name
   --leader-election-id string        the Lease's name; required with --leader-elect (default $OPERATOR_NAME)
   --leader-election-namespace string the Lease's namespace (default: the pod's namespace when in-cluster)
+  --kube-api-qps float               client-side limit of API requests per second; negative disables it, as
+                                     controller-runtime v0.21 does (default -1: the API server's Priority and
+                                     Fairness protects it); 0 means client-go's 5
+  --kube-api-burst int               requests at once under --kube-api-qps; 0 means max(10, 1.5 x qps) (default 0)
 Parsed for compatibility, not implemented yet (a warning is logged when set):
   --enable-http2
 `;

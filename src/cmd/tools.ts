@@ -23,7 +23,7 @@ import { writeFiles } from '../scaffold/files.js';
 import { INIT_USAGE, parseInitArgs, readProject, runInit } from '../scaffold/init.js';
 import { GENERATE_RBAC_USAGE, generateRbac, parseGenerateRbacArgs } from '../scaffold/rbac.js';
 import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac-rules.js';
-import { readAll } from './post-render.js';
+import { readAll } from './read-all.js';
 import { HELM_BINARY_USAGE, parseToolFlags, takeHelmBinary } from './tool-flags.js';
 
 export interface ToolIo {

@@ -240,3 +240,18 @@ describe("the scaffolder's commands", () => {
     ]);
   });
 });
+
+describe('client-side OpenAPI validation on install and upgrade', () => {
+  const base = { release: 'web', namespace: 'apps', chart: '/charts/web', valuesFile: '/tmp/v.yaml' };
+
+  it('passes --disable-openapi-validation only when asked to', () => {
+    expect(installArgs({ ...base, disableOpenApiValidation: true })).toContain('--disable-openapi-validation');
+    expect(upgradeArgs({ ...base, historyMax: 10, disableOpenApiValidation: true })).toContain(
+      '--disable-openapi-validation',
+    );
+    expect(installArgs(base)).not.toContain('--disable-openapi-validation');
+    expect(upgradeArgs({ ...base, historyMax: 10, disableOpenApiValidation: false })).not.toContain(
+      '--disable-openapi-validation',
+    );
+  });
+});

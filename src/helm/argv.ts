@@ -18,6 +18,8 @@ export interface InstallArgs extends ReleaseRef {
   readonly postRender?: PostRenderArgs;
   /** helm 4 server-side apply: take the chart's fields back from other managers (`--force-conflicts`). */
   readonly forceConflicts?: boolean;
+  /** `--disable-openapi-validation`: skip helm's client-side OpenAPI check (the API server validates anyway). */
+  readonly disableOpenApiValidation?: boolean;
 }
 
 /** `--post-renderer`: an executable path (helm 3) or a postrenderer/v1 plugin name (helm 4), and its arguments. */
@@ -39,6 +41,8 @@ export interface UpgradeArgs extends ReleaseRef {
   readonly postRender?: PostRenderArgs;
   /** helm 4 server-side apply: take the chart's fields back from other managers (`--force-conflicts`). */
   readonly forceConflicts?: boolean;
+  /** `--disable-openapi-validation`: skip helm's client-side OpenAPI check (the API server validates anyway). */
+  readonly disableOpenApiValidation?: boolean;
 }
 
 export interface UninstallArgs extends ReleaseRef {
@@ -96,6 +100,7 @@ export function installArgs(p: InstallArgs): string[] {
     '--output',
     'json',
     ...flag(p.disableHooks, '--no-hooks'),
+    ...flag(p.disableOpenApiValidation, '--disable-openapi-validation'),
     ...labelArgs(p.labels),
     ...postRenderArgs(p.postRender),
     ...flag(p.forceConflicts, '--force-conflicts'),
@@ -122,6 +127,7 @@ export function upgradeArgs(p: UpgradeArgs): string[] {
     'json',
     ...flag(p.force, '--force'),
     ...flag(p.disableHooks, '--no-hooks'),
+    ...flag(p.disableOpenApiValidation, '--disable-openapi-validation'),
     ...labelArgs(p.labels),
     ...postRenderArgs(p.postRender),
     // --force and --force-conflicts are mutually exclusive in helm 4; --force replaces objects anyway.

@@ -47,6 +47,7 @@ if (mode === 'version' || (args[0] === 'version' && env.FAKE_VERSION)) {
 } else if (mode === 'hang' || mode === 'stubborn') {
   setInterval(() => {}, 60000);
 } else if (args[0] === 'install' || args[0] === 'upgrade') {
+  if (env.FAKE_STDERR) process.stderr.write(env.FAKE_STDERR);
   process.stdout.write(JSON.stringify({
     name: args[1], namespace: at('--namespace'), version: args[0] === 'install' ? 1 : 2,
     info: { status: 'deployed', notes: 'NOTES' }, manifest: 'kind: ConfigMap\\n',
@@ -315,7 +316,7 @@ describe('version', { timeout: 20_000 }, () => {
 });
 
 describe('with a post-renderer', { timeout: 20_000 }, () => {
-  const postRenderer = { command: '/opt/operator/node', args: ['/opt/operator/post-render-main.js', '--socket=/w/s'] };
+  const postRenderer = { command: '/bin/bash', args: ['/w/post-render/post-render.sh', '/w/post-render'] };
   const perCall = ['--owner-name=web', '--chart=nginx'];
 
   async function withHelm(version: string, overrides: Partial<HelmCliOptions> = {}) {
@@ -341,7 +342,7 @@ describe('with a post-renderer', { timeout: 20_000 }, () => {
 
       const { args } = t.recorded();
       expect(args[0]).toBe('install');
-      expect(flag(args, '--post-renderer')).toBe('/opt/operator/node');
+      expect(flag(args, '--post-renderer')).toBe('/bin/bash');
       expect(rendererArgs(args)).toEqual([...postRenderer.args, ...perCall]);
       expect(args).not.toContain('--force-conflicts');
     });
@@ -353,7 +354,7 @@ describe('with a post-renderer', { timeout: 20_000 }, () => {
 
       expect(t.spawned.map((a) => a[0])).toEqual(['version', 'install', 'upgrade']);
       const upgrade = t.recorded().args;
-      expect(flag(upgrade, '--post-renderer')).toBe('/opt/operator/node');
+      expect(flag(upgrade, '--post-renderer')).toBe('/bin/bash');
       expect(rendererArgs(upgrade)).toEqual([...postRenderer.args, '--x=1']);
     });
 
@@ -507,5 +508,35 @@ describe('for the scaffolder (isolated: false)', { timeout: 20_000 }, () => {
     expect(t.recorded().args).toContain(`--repo=${repo}`);
     expect(t.spawned[0]).toContain('--repo=https://bob:<redacted>@charts.example.com');
     expect(inspect(err, { depth: 10 }) + String(err)).not.toContain('s3cr3t-pw');
+  });
+});
+
+describe('client-side OpenAPI validation and the API server warnings', { timeout: 20_000 }, () => {
+  const warning = 'I1201 warnings.go:107] "Warning: unknown field \\"spec.notAField\\""\n';
+
+  it('keeps helm validating unless told otherwise, and then passes --disable-openapi-validation', async () => {
+    const keep = await setup('ok');
+    await keep.client.install({ ...release, values: VALUES, signal: signal() });
+    expect(keep.recorded().args).not.toContain('--disable-openapi-validation');
+
+    const off = await setup('ok', { openApiValidation: false });
+    await off.client.install({ ...release, values: VALUES, signal: signal() });
+    expect(off.recorded().args).toContain('--disable-openapi-validation');
+    await off.client.upgrade({ ...release, values: VALUES, signal: signal() });
+    expect(off.recorded().args).toContain('--disable-openapi-validation');
+  });
+
+  it('returns the unknown fields that a successful helm printed on stderr', async () => {
+    const t = await setup('ok', { openApiValidation: false });
+    const options = { ...t.options, env: { ...t.options.env, FAKE_STDERR: warning } };
+    const r = await createHelmCli(options).upgrade({ ...release, values: VALUES, signal: signal() });
+    expect(r.version).toBe(2);
+    expect(r.unknownFields).toEqual([{ field: 'spec.notAField', objects: [] }]);
+  });
+
+  it('returns no unknown fields when helm printed none', async () => {
+    const t = await setup('ok');
+    const r = await t.client.install({ ...release, values: VALUES, signal: signal() });
+    expect(r).not.toHaveProperty('unknownFields');
   });
 });

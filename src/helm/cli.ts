@@ -19,7 +19,7 @@ import {
 } from './argv.js';
 import { createHelmHomes, POST_RENDER_PLUGIN, userHelmEnv } from './env.js';
 import { HelmCommandError, HelmNotFoundError } from './errors.js';
-import { parseHelmVersion, parseRelease, tail } from './output.js';
+import { parseHelmVersion, tail } from './output.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 import type {
   HelmCallOptions,
@@ -30,6 +30,7 @@ import type {
   Release,
   ReleaseParams,
 } from './types.js';
+import { appliedRelease } from './warnings.js';
 
 export { POST_RENDER_PLUGIN } from './env.js';
 export { checkHelmVersion } from './output.js';
@@ -95,9 +96,13 @@ export interface HelmCliOptions {
    * repositories.yaml, registry logins and caches; no homes are created. @default true
    */
   isolated?: boolean;
+  /** false: install and upgrade pass `--disable-openapi-validation` (the API server validates). @default true */
+  openApiValidation?: boolean;
 }
 
 const STDERR_TAIL_CHARS = 4096;
+/** What a helm process printed; stderr of a successful run carries the API server's warnings. */
+type Output = { readonly stdout: string; readonly stderr: string };
 
 interface RunContext extends HelmCallOptions {
   readonly release?: string;
@@ -113,6 +118,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
   const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? 330_000, 1);
   const killGraceMs = checkInt('killGraceMs', options.killGraceMs ?? 30_000, 1);
   const major = options.major === undefined ? undefined : checkInt('major', options.major, 1);
+  const validation = { disableOpenApiValidation: options.openApiValidation === false };
   let childEnv: Promise<Record<string, string>> | undefined;
 
   /** Creates this client's helm homes once (retried after a failure) and returns the child environment. */
@@ -129,7 +135,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     return childEnv;
   };
 
-  async function run(command: string, args: readonly string[], ctx: RunContext): Promise<string> {
+  async function run(command: string, args: readonly string[], ctx: RunContext): Promise<Output> {
     const shownArgs = redactArgs(args, ctx.valuesFile).map((a) => redact(a, ctx.argSecrets ?? []));
     const failure = { command, release: ctx.release, namespace: ctx.namespace, args: shownArgs };
     if (ctx.signal.aborted) {
@@ -148,7 +154,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
         forceKillAfterDelay: killGraceMs,
         timeout: timeoutMs,
       });
-      return result.stdout;
+      return { stdout: result.stdout, stderr: result.stderr };
     } catch (err) {
       if (!(err instanceof ExecaError)) throw err;
       const file = ctx.valuesFile;
@@ -203,7 +209,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
   });
 
   async function version({ signal }: HelmCallOptions): Promise<HelmVersion> {
-    return parseHelmVersion(await run('version', versionArgs(), { signal, secrets: [] }));
+    return parseHelmVersion((await run('version', versionArgs(), { signal, secrets: [] })).stdout);
   }
 
   /**
@@ -227,14 +233,16 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     version,
     install(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const args = installArgs({ ...p, valuesFile, ...applyArgs('install', p) });
-        return parseRelease(await run('install', args, ctxOf(p, secretsOf(p.values), valuesFile)), 'install', p);
+        const args = installArgs({ ...p, valuesFile, ...applyArgs('install', p), ...validation });
+        const secrets = secretsOf(p.values);
+        return appliedRelease(await run('install', args, ctxOf(p, secrets, valuesFile)), 'install', p, secrets);
       });
     },
     upgrade(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const args = upgradeArgs({ ...p, valuesFile, historyMax, ...applyArgs('upgrade', p) });
-        return parseRelease(await run('upgrade', args, ctxOf(p, secretsOf(p.values), valuesFile)), 'upgrade', p);
+        const args = upgradeArgs({ ...p, valuesFile, historyMax, ...applyArgs('upgrade', p), ...validation });
+        const secrets = secretsOf(p.values);
+        return appliedRelease(await run('upgrade', args, ctxOf(p, secrets, valuesFile)), 'upgrade', p, secrets);
       });
     },
     async uninstall(p) {
@@ -243,9 +251,9 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     async rollback(p) {
       await run('rollback', rollbackArgs({ ...p, historyMax }), ctxOf(p, []));
     },
-    template(p) {
-      const args = templateArgs(p);
-      return run('template', args, { signal: p.signal, release: p.release, namespace: p.namespace, secrets: [] });
+    async template(p) {
+      const ctx = { signal: p.signal, release: p.release, namespace: p.namespace, secrets: [] };
+      return (await run('template', templateArgs(p), ctx)).stdout;
     },
     async create(p) {
       await run('create', createArgs({ path: join(p.dir, p.name) }), { signal: p.signal, secrets: [] });

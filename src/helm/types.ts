@@ -47,6 +47,20 @@ export interface Release {
   readonly manifest: string;
 }
 
+/** A field the API server warned it does not know (and dropped), and the release objects that hold it. */
+export interface UnknownField {
+  /** The path as the server printed it, e.g. `spec.ports[0].foo`. */
+  readonly field: string;
+  /** `Kind/name` (or `Kind/namespace/name`) of each object of the manifest that holds the field; may be empty. */
+  readonly objects: readonly string[];
+}
+
+/** What install and upgrade return: the new revision and what the API server warned about while applying it. */
+export interface AppliedRelease extends Release {
+  /** Present only when helm's stderr reported unknown fields. */
+  readonly unknownFields?: readonly UnknownField[];
+}
+
 export interface HelmVersion {
   /** The version as helm printed it, e.g. `v3.22.0+gabc1234`. */
   readonly version: string;
@@ -108,8 +122,8 @@ export interface RollbackParams extends ReleaseParams {
 /** What the reconciler (and `cleanup`) asks of helm. Install and upgrade return the new revision without `config`. */
 export interface HelmClient {
   version(call: HelmCallOptions): Promise<HelmVersion>;
-  install(params: InstallParams): Promise<Release>;
-  upgrade(params: UpgradeParams): Promise<Release>;
+  install(params: InstallParams): Promise<AppliedRelease>;
+  upgrade(params: UpgradeParams): Promise<AppliedRelease>;
   uninstall(params: UninstallParams): Promise<void>;
   rollback(params: RollbackParams): Promise<void>;
 }

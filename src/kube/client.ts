@@ -28,16 +28,25 @@ export interface CreateKubeClientOptions {
   readonly context?: string;
   /** @default `helm-operator-ts (<platform>/<arch>)`; the CLI adds the Node version */
   readonly userAgent?: string;
-  /** Sustained client-side requests per second (controller-runtime's default). @default 20 */
-  readonly qps?: number;
-  /** Requests allowed in a burst (controller-runtime's default). @default 30 */
-  readonly burst?: number;
+  /**
+   * A client-side request limit. @default none: like controller-runtime v0.21's GetConfig (QPS −1), the API
+   * server's Priority and Fairness protects it
+   */
+  readonly rateLimit?: KubeRateLimit;
   /** Deadline for each non-watch request. @default 60_000 */
   readonly requestTimeoutMs?: number;
   /** @default realClock */
   readonly clock?: Clock;
   /** Where a pod's service-account token, CA and namespace live. @default /var/run/secrets/kubernetes.io/serviceaccount */
   readonly serviceAccountDir?: string;
+}
+
+/** client-go's rest.Config QPS and Burst, once enabled (kube/ratelimit.ts's token bucket). */
+export interface KubeRateLimit {
+  /** Sustained requests per second, > 0. */
+  readonly qps: number;
+  /** Requests allowed at once after an idle period: an integer ≥ 1. */
+  readonly burst: number;
 }
 
 export type KubeConfigSource = 'explicit' | 'KUBECONFIG' | 'in-cluster' | 'home';
@@ -84,7 +93,7 @@ export function createKubeClient(options: CreateKubeClientOptions): KubeClientHa
   const client = new RestClient({
     send: createSend(connectionFor(kc, server, cluster.proxyUrl !== undefined)),
     userAgent: options.userAgent ?? `helm-operator-ts (${platform()}/${arch()})`,
-    limiter: new TokenBucket({ qps: options.qps ?? 20, burst: options.burst ?? 30, clock }),
+    ...(options.rateLimit ? { limiter: new TokenBucket({ ...options.rateLimit, clock }) } : {}),
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
   });
   const namespace = kc.getContextObject(kc.currentContext)?.namespace;

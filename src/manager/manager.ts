@@ -10,7 +10,8 @@ import type { KubeClient } from '../kube/types.js';
 import { LeaderElector } from '../leader/election.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { parseOwnershipArgs } from '../ownership/context.js';
-import { type PostRenderRequest, type PostRenderServer, startPostRenderServer } from '../ownership/server.js';
+import { type FifoPostRenderServer, startFifoPostRenderServer } from '../ownership/fifo-server.js';
+import type { PostRenderRequest } from '../ownership/request.js';
 import { OutsideObjectMemo } from '../reconciler/orphans.js';
 import { type HttpServers, type HttpServersOptions, startHttpServers } from '../server/http.js';
 import { type OperatorOptions, runOperator } from './operator.js';
@@ -36,9 +37,9 @@ export interface ManagerRunOptions
     OperatorOptions,
     'clock' | 'logger' | 'metrics' | 'onControllers' | 'onDependentWatcher' | 'postRender'
   > {
-  /** helm's post-renderer hands each manifest to this socket; `render` answers it. */
+  /** helm's post-renderer (ownership/fifo-script.ts) hands each manifest to this private directory. */
   readonly postRender: {
-    readonly socketPath: string;
+    readonly dir: string;
     readonly render: (req: PostRenderRequest, signal: AbortSignal) => Promise<string>;
   };
   /** Leader election; absent: lead at once. @default none */
@@ -48,7 +49,7 @@ export interface ManagerRunOptions
 export class Manager {
   readonly #o: ManagerOptions;
   #servers: HttpServers | undefined;
-  #renderServer: PostRenderServer | undefined;
+  #renderServer: FifoPostRenderServer | undefined;
   #controllers: readonly Controller[] | undefined;
   #elector: LeaderElector | undefined;
 
@@ -87,8 +88,9 @@ export class Manager {
     // deletion that finds the release record gone (a namespace deleted mid-install) still removes it.
     const outside = new OutsideObjectMemo();
     const render = o.postRender.render;
-    this.#renderServer = await startPostRenderServer({
-      socketPath: o.postRender.socketPath,
+    this.#renderServer = await startFifoPostRenderServer({
+      dir: o.postRender.dir,
+      signal,
       render: async (req, s) => {
         const out = await render(req, s);
         const owner = parseOwnershipArgs(req.args).owner;

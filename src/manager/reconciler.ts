@@ -66,6 +66,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     dependents,
     ...(o.postRender ? { postRenderArgs: (cr: CustomResource) => ownershipArgs(cr, chart) } : {}),
     defaultReconcilePeriodMs: o.reconcilePeriodMs,
+    periodJitter: Math.random, // ±10 %: CRs created together do not stay in lockstep
     crs: crAccess(kube, o.resource),
     releases: releaseReader(kube),
     helm: o.helm,

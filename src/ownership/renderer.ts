@@ -6,8 +6,8 @@ import { NotFoundError } from '../kube/errors.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { KubeClient } from '../kube/types.js';
 import { parseOwnershipArgs } from './context.js';
+import type { PostRenderRequest } from './request.js';
 import { applyOwnership } from './rules.js';
-import type { PostRenderRequest } from './server.js';
 
 export function ownershipRenderer(kube: Pick<KubeClient, 'discover'>) {
   return async (req: PostRenderRequest, signal: AbortSignal): Promise<string> => {

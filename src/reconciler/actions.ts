@@ -1,12 +1,13 @@
-// The helm actions of one reconcile with their failure remediation: a failed install is uninstalled, a failed
-// upgrade is rolled back to the last deployed revision, and a release stuck in pending-* (with no helm of ours on
-// it) is recovered; a failed remediation is thrown with the failure (RemediationFailedError). Called by
-// HelmReconciler; never writes the CR (it returns what happened for the status).
+// The helm actions of one reconcile with their failure remediation: a failed install is uninstalled, a failed upgrade
+// is rolled back to the last deployed revision, a release stuck in pending-* (no helm of ours on it) is recovered; a
+// failed remediation is thrown with the failure (RemediationFailedError); fields the API server dropped become
+// UnknownField events. Called by HelmReconciler; never writes the CR (it returns what happened for the status).
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient, HelmReleaseResult } from '../helm/cli.js';
 import { type HistorySummary, isPending, summarize } from '../helm/history.js';
 import type { HelmRelease } from '../helm/release.js';
+import type { AppliedRelease } from '../helm/types.js';
 import type { ReleaseOptions } from './annotations.js';
 import { failureMessage } from './classify.js';
 import { RemediationFailedError } from './remediation-error.js';
@@ -86,11 +87,29 @@ export async function install(ctx: ActionContext, state: HistorySummary): Promis
       signal,
     });
     ctx.note('Normal', 'InstallSucceeded', `Installed release ${release} revision ${result.version}`);
+    noteUnknownFields(ctx, result);
     return result;
   } catch (err) {
     ctx.note('Warning', 'InstallFailed', `Install of release ${release} failed: ${failureMessage(err)}`);
     const undo = signal.aborted ? undefined : await uninstallFailedInstall(ctx);
     throw undo ? new RemediationFailedError(err, 'uninstall', undo.error) : err;
+  }
+}
+
+/**
+ * One `UnknownField` Warning per object (or one for fields no object of the manifest holds): the API server dropped
+ * those fields, which helm only printed. Paths and object names only, never values.
+ */
+function noteUnknownFields(ctx: ActionContext, result: AppliedRelease): void {
+  const byObject = new Map<string, string[]>();
+  for (const { field, objects } of result.unknownFields ?? []) {
+    for (const obj of objects.length === 0 ? [''] : objects) byObject.set(obj, [...(byObject.get(obj) ?? []), field]);
+  }
+  for (const [obj, fields] of byObject) {
+    const what = obj === '' ? `an object of release ${ctx.release}` : `${obj} of release ${ctx.release}`;
+    const list = fields.map((f) => `"${f}"`).join(', ');
+    const noun = fields.length === 1 ? 'field' : 'fields';
+    ctx.note('Warning', 'UnknownField', `The API server ignored unknown ${noun} ${list} of ${what}`);
   }
 }
 
@@ -121,6 +140,7 @@ export async function upgrade(ctx: ActionContext, deployed: HelmRelease): Promis
       signal,
     });
     ctx.note('Normal', 'UpgradeSucceeded', `Upgraded release ${release} to revision ${result.version}`);
+    noteUnknownFields(ctx, result);
     return result;
   } catch (err) {
     ctx.note('Warning', 'UpgradeFailed', `Upgrade of release ${release} failed: ${failureMessage(err)}`);

@@ -16,6 +16,7 @@ import { chartDigest, FINGERPRINT_LABEL, fingerprintLabel, releaseFingerprint } 
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { OutsideObjectMemo } from './orphans.js';
+import { periodicRequeue } from './period.js';
 import { actionFailure } from './remediation-error.js';
 import { retryAfterFailure } from './retry.js';
 import { deployedStatus, failedStatus, startingStatus, withoutFailures } from './status.js';
@@ -62,7 +63,7 @@ export class HelmReconciler {
     const log = logger.child({ namespace, name });
     const { periodMs, options } = this.#annotations(cr, log);
     if (cr.metadata.deletionTimestamp) return this.#deletion.reconcile({ cr, options, periodMs, log, signal });
-    const requeue: Outcome = periodMs > 0 ? { requeueAfterMs: periodMs } : {};
+    const requeue: Outcome = periodicRequeue(periodMs, this.#o.periodJitter);
 
     const updater = new StatusUpdater({ crs: this.#o.crs, cr });
     await updater.addFinalizer(signal); // before any helm action, and written right away

@@ -1,6 +1,6 @@
 // The metrics (`GET /metrics`) and health-probe (`GET /healthz`, `GET /readyz`) HTTP servers, on Go-style addresses
 // (":8080", "[::1]:8080"; port 0 picks a free port; "0" disables it). Started by Manager.start before discovery;
-// the operator's only other HTTP server is the post-render one on a unix socket (ownership/server.ts). Never exits:
+// the operator runs no other HTTP server (its post-renderer talks through FIFOs, ownership/fifo-server.ts). Never exits:
 // an unbindable port is a ConfigError naming the flag. `tls` makes /metrics HTTPS; `authorize` (metrics-auth.ts) checks
 // every /metrics request first (the Authorization header is handed over, never logged).
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';

@@ -2,6 +2,7 @@
 // (anything else throws HelmNotScriptedError), plus ReleaseHistory, Helm's release records in memory, and
 // helmWithHistory(), which scripts install/upgrade/uninstall/rollback to keep that history. Test-only; spawns nothing.
 import type {
+  AppliedRelease,
   CreateParams,
   DependencyBuildParams,
   HelmCallOptions,
@@ -24,8 +25,8 @@ export const HELM_V4: HelmVersion = { version: 'v4.3.1', major: 4, minor: 3 };
 /** Each command's parameters and answer. */
 export interface HelmCommands {
   version: [HelmCallOptions, HelmVersion];
-  install: [InstallParams, Release];
-  upgrade: [UpgradeParams, Release];
+  install: [InstallParams, AppliedRelease];
+  upgrade: [UpgradeParams, AppliedRelease];
   uninstall: [UninstallParams, undefined];
   rollback: [RollbackParams, undefined];
   template: [TemplateParams, string];
@@ -96,10 +97,10 @@ export class FakeHelm implements HelmCli {
   version(call: HelmCallOptions): Promise<HelmVersion> {
     return this.#answer('version', call);
   }
-  install(params: InstallParams): Promise<Release> {
+  install(params: InstallParams): Promise<AppliedRelease> {
     return this.#answer('install', params);
   }
-  upgrade(params: UpgradeParams): Promise<Release> {
+  upgrade(params: UpgradeParams): Promise<AppliedRelease> {
     return this.#answer('upgrade', params);
   }
   uninstall(params: UninstallParams): Promise<void> {

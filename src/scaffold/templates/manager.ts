@@ -64,7 +64,7 @@ spec:
         image: controller:latest
         name: manager
         env:
-        # helm's homes, values files, discovery cache (KUBECACHEDIR) and the post-renderer socket live here.
+        # helm's homes, values files, discovery cache (KUBECACHEDIR) and the post-renderer's FIFOs live here.
         - name: TMPDIR
           value: /tmp
         # Unset, the operator watches every namespace (as operator-sdk's scaffold). To watch only some, set a

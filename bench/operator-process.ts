@@ -1,0 +1,127 @@
+// Starts the real operator (node dist/cmd/main.js run) for bench/operator-bench.ts with helm behind counting-helm,
+// and follows its JSON log: reconciles, workers, metrics address, drift stamps, errors. Called once per bench run;
+// never kills anything but the child it started.
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execPath } from 'node:process';
+import { createInterface } from 'node:readline';
+
+function parseJson(line: string): Record<string, string | number | undefined> {
+  try {
+    return JSON.parse(line) as Record<string, string | number | undefined>;
+  } catch {
+    return {};
+  }
+}
+
+export interface Operator {
+  readonly pid: number;
+  readonly stats: {
+    reconciles: Map<string, number>;
+    errors: string[];
+    workers?: number | undefined;
+    metrics?: string | undefined;
+    /** Operator log times (ms since epoch) of dependent delete/update events and drift corrections, by object. */
+    drift: { event: Map<string, number[]>; corrected: Map<string, number[]> };
+    tail: string[];
+  };
+  helmCalls(): string[];
+  stop(): Promise<void>;
+}
+
+export interface StartOperatorOptions {
+  /** The repository root: the operator's working directory (charts/ resolves from there). */
+  readonly root: string;
+  /** dist/cmd/main.js. */
+  readonly main: string;
+  /** test/fixtures/bin/counting-helm, which logs each helm subcommand and runs the real helm. */
+  readonly countingHelm: string;
+  readonly helm: string;
+  readonly work: string;
+  readonly kubeconfig: string;
+  /** The one watches.yaml entry. */
+  readonly watch: { readonly group: string; readonly version: string; readonly kind: string; readonly chart: string };
+  readonly reconcilePeriod: string;
+  /** '' = the operator's default. */
+  readonly maxConcurrent: string;
+  /** The environment the operator starts from (KUBECONFIG and the helm variables are set on top). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Also append the operator's log lines here. */
+  readonly logFile?: string | undefined;
+  readonly onExit: (how: string) => void;
+}
+
+export function startOperator(o: StartOperatorOptions): Operator {
+  const watches = join(o.work, 'watches.yaml');
+  const helmLog = join(o.work, 'helm-calls.log');
+  const w = o.watch;
+  writeFileSync(watches, `- {group: ${w.group}, version: ${w.version}, kind: ${w.kind}, chart: ${w.chart}}\n`);
+  writeFileSync(helmLog, '');
+  const args = [
+    o.main,
+    'run',
+    `--watches-file=${watches}`,
+    `--reconcile-period=${o.reconcilePeriod}`,
+    '--zap-log-level=debug',
+    '--metrics-bind-address=127.0.0.1:0',
+    '--health-probe-bind-address=127.0.0.1:0',
+  ];
+  if (o.maxConcurrent) args.push(`--max-concurrent-reconciles=${o.maxConcurrent}`);
+  const child = spawn(execPath, args, {
+    cwd: o.root,
+    env: {
+      ...o.env,
+      KUBECONFIG: o.kubeconfig,
+      HELM_BINARY: o.countingHelm,
+      COUNTING_HELM_REAL: o.helm,
+      COUNTING_HELM_LOG: helmLog,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error('could not start the operator');
+  const stats: Operator['stats'] = {
+    reconciles: new Map(),
+    errors: [],
+    tail: [],
+    drift: { event: new Map(), corrected: new Map() },
+  };
+  const stamp = (m: Map<string, number[]>, key: string, time: unknown) => {
+    const t = Date.parse(String(time));
+    if (Number.isFinite(t)) m.set(key, [...(m.get(key) ?? []), t]);
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      if (o.logFile) appendFileSync(o.logFile, `${line}\n`);
+      stats.tail.push(line);
+      if (stats.tail.length > 20) stats.tail.shift();
+      const rec = parseJson(line);
+      const key = String(rec.key);
+      if (rec.msg === 'Reconciled') stats.reconciles.set(key, (stats.reconciles.get(key) ?? 0) + 1);
+      else if (rec.msg === 'Starting workers') stats.workers = Number(rec.workers);
+      else if (rec.msg === 'Serving metrics') stats.metrics = String(rec.address);
+      else if (rec.msg === 'Drift corrected') stamp(stats.drift.corrected, String(rec.object), rec.time);
+      else if (rec.msg === 'Dependent changed: reconcile its owner') {
+        const t = rec.trigger as unknown as { kind?: string; namespace?: string; name?: string; event?: string };
+        if (t.event !== 'add') stamp(stats.drift.event, `${t.namespace}/${t.name}`, rec.time);
+      } else if (rec.level === 'error') stats.errors.push(`${rec.msg}${rec.err ? `: ${rec.err}` : ''}`);
+    });
+  }
+  const exited = new Promise<void>((res) =>
+    child.on('exit', (code, sig) => {
+      o.onExit(`code ${code}, signal ${sig}`);
+      res();
+    }),
+  );
+  return {
+    pid: child.pid,
+    stats,
+    helmCalls: () => readFileSync(helmLog, 'utf8').split('\n').filter(Boolean),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// Process figures from /proc for the benchmarks: CPU seconds (own and waited-for children) and memory of a PID.
+// Called by bench/operator-bench.ts and bench/floors.ts. Reads only; never signals or starts a process.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU seconds of `pid` from /proc/PID/stat: own = utime+stime (fields 14, 15), children = cutime+cstime (16, 17:
+ * the processes it has waited for, e.g. helm). Fields are counted after `(comm)`, which may contain spaces. */
+export function cpuSeconds(pid: number | 'self'): { own: number; children: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { own: (Number(f[11]) + Number(f[12])) / CLK_TCK, children: (Number(f[13]) + Number(f[14])) / CLK_TCK };
+}
+
+/** VmRSS (or another Vm* line) of `pid`, in MiB. */
+export function memMiB(pid: number, field = 'VmRSS'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? Number.NaN) / 1024;
+}
+
+/** The kube-apiserver's PID, from the testenv work folder `up` printed. */
+export function apiserverPid(testenvDir: string): number {
+  const pid = Number(readFileSync(`${testenvDir}/kube-apiserver.pid`, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no kube-apiserver PID in ${testenvDir}`);
+  return pid;
+}
+
+/** Measures a window: CPU of the given PIDs (own, children) and wall time, from now until `end()`. */
+export function cpuWindow(pids: Readonly<Record<string, number | 'self'>>) {
+  const t0 = performance.now();
+  const start = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuSeconds(p)]));
+  return {
+    end(): { wallMs: number; cpu: Record<string, { own: number; children: number }> } {
+      const cpu = Object.fromEntries(
+        Object.entries(pids).map(([k, p]) => {
+          const now = cpuSeconds(p);
+          const s = start[k] ?? { own: 0, children: 0 };
+          return [k, { own: now.own - s.own, children: now.children - s.children }];
+        }),
+      );
+      return { wallMs: performance.now() - t0, cpu };
+    },
+  };
+}
