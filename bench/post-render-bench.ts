@@ -11,12 +11,23 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createHelmHomes, POST_RENDER_PLUGIN } from '../dist/helm/env.js';
-import { formatOwnershipArgs } from '../dist/ownership/context.js';
-import { fifoPostRenderer, startFifoPostRenderServer } from '../dist/ownership/fifo-server.js';
-import { ownershipRenderer } from '../dist/ownership/renderer.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
+// The built operator (dist/, from `npm run build`), typed by its sources: dist/ does not exist when `make test`
+// type-checks a clean clone, so these are dynamic imports of computed paths.
+const dist = (module: string) => join(ROOT, 'dist', module);
+const { createHelmHomes, POST_RENDER_PLUGIN } = (await import(
+  dist('helm/env.js')
+)) as typeof import('../src/helm/env.js');
+const { formatOwnershipArgs } = (await import(
+  dist('ownership/context.js')
+)) as typeof import('../src/ownership/context.js');
+const { fifoPostRenderer, startFifoPostRenderServer } = (await import(
+  dist('ownership/fifo-server.js')
+)) as typeof import('../src/ownership/fifo-server.js');
+const { ownershipRenderer } = (await import(
+  dist('ownership/renderer.js')
+)) as typeof import('../src/ownership/renderer.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const INSTALLS = Number(process.env.BENCH_INSTALLS ?? 15);
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
