@@ -21,15 +21,7 @@ import { createHelmHomes, POST_RENDER_PLUGIN, userHelmEnv } from './env.js';
 import { HelmCommandError, HelmNotFoundError } from './errors.js';
 import { parseHelmVersion, tail } from './output.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
-import type {
-  HelmCallOptions,
-  HelmCli,
-  HelmValues,
-  HelmVersion,
-  PostRenderer,
-  Release,
-  ReleaseParams,
-} from './types.js';
+import type { HelmCallOptions, HelmCli, HelmValues, HelmVersion, PostRenderer, ReleaseParams } from './types.js';
 import { appliedRelease } from './warnings.js';
 
 export { POST_RENDER_PLUGIN } from './env.js';
@@ -51,8 +43,6 @@ export type {
   UninstallParams,
   UpgradeParams,
 } from './types.js';
-/** @deprecated The one release type is `Release`; kept until reconciler/actions.ts switches to it. */
-export type HelmReleaseResult = Release;
 
 export interface HelmCliOptions {
   /** Path or name (resolved on `env.PATH`) of the helm binary. */

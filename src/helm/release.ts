@@ -9,8 +9,6 @@ import { ReleaseDecodeError } from './errors.js';
 import type { Release, ReleaseStatus } from './types.js';
 
 export type { Release, ReleaseChart, ReleaseInfo, ReleaseStatus } from './types.js';
-/** @deprecated The one release type is `Release`; kept until reconciler/actions.ts switches to it. */
-export type HelmRelease = Release;
 
 export const RELEASE_STATUSES: readonly ReleaseStatus[] = [
   'unknown',

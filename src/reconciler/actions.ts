@@ -4,9 +4,8 @@
 // UnknownField events. Called by HelmReconciler; never writes the CR (it returns what happened for the status).
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
-import type { HelmClient, HelmReleaseResult } from '../helm/cli.js';
+import type { HelmClient, Release } from '../helm/cli.js';
 import { type HistorySummary, isPending, summarize } from '../helm/history.js';
-import type { HelmRelease } from '../helm/release.js';
 import type { AppliedRelease } from '../helm/types.js';
 import type { ReleaseOptions } from './annotations.js';
 import { failureMessage } from './classify.js';
@@ -73,7 +72,7 @@ export async function recoverPending(ctx: ActionContext, state: HistorySummary):
   return summary(ctx);
 }
 
-export async function install(ctx: ActionContext, state: HistorySummary): Promise<HelmReleaseResult> {
+export async function install(ctx: ActionContext, state: HistorySummary): Promise<Release> {
   const { release, namespace, signal } = ctx;
   if (state.latest) {
     // A release without a deployed revision (a failed install) is removed so that the install starts clean.
@@ -130,7 +129,7 @@ async function uninstallFailedInstall(ctx: ActionContext): Promise<RemediationRe
   }
 }
 
-export async function upgrade(ctx: ActionContext, deployed: HelmRelease): Promise<HelmReleaseResult> {
+export async function upgrade(ctx: ActionContext, deployed: Release): Promise<Release> {
   const { release, signal } = ctx;
   try {
     const result = await ctx.helm.upgrade({
@@ -149,7 +148,7 @@ export async function upgrade(ctx: ActionContext, deployed: HelmRelease): Promis
   }
 }
 
-async function rollbackFailedUpgrade(ctx: ActionContext, deployed: HelmRelease): Promise<RemediationResult> {
+async function rollbackFailedUpgrade(ctx: ActionContext, deployed: Release): Promise<RemediationResult> {
   const { release, namespace, signal } = ctx;
   try {
     const after = await summary(ctx);

@@ -36,6 +36,9 @@ export function outsideObjects(manifest: string, crNamespace: string): OutsideRe
     }));
 }
 
+/** One object's identity, to hold each object once. */
+const refKey = (r: OutsideRef) => `${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`;
+
 /** outsideObjects, or none when the text is no manifest (a capped status holds a marker, or it is damaged). */
 export function outsideObjectsOrNone(manifest: string, crNamespace: string): OutsideRef[] {
   try {
@@ -59,7 +62,7 @@ export class OutsideObjectMemo {
     const refs = outsideObjectsOrNone(manifest, crNamespace);
     if (refs.length === 0) return;
     const seen = this.#attempts.get(key) ?? new Map<string, OutsideRef>();
-    for (const r of refs) seen.set(`${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`, r);
+    for (const r of refs) seen.set(refKey(r), r);
     this.#attempts.set(key, seen);
   }
 
@@ -76,7 +79,7 @@ export class OutsideObjectMemo {
     if (!attempted) return deployed;
     const all = new Map<string, OutsideRef>();
     for (const r of [...(deployed ?? []), ...attempted.values()]) {
-      all.set(`${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`, r);
+      all.set(refKey(r), r);
     }
     return [...all.values()];
   }

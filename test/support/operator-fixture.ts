@@ -181,7 +181,7 @@ export function useOperatorFixture(first: OperatorFixtureOptions | string, nsPre
           }, o.poll ?? POLL);
         }
       } finally {
-        for (const op of started) await op.stop();
+        for (const op of started) await stopWithin(op, STOP_GRACE_MS);
       }
     };
     defaults = (await o.operator?.(fixture)) ?? {};
@@ -194,4 +194,27 @@ export function useOperatorFixture(first: OperatorFixtureOptions | string, nsPre
   });
 
   return fixture;
+}
+
+/** How long a fixture operator may take to stop on SIGTERM before the cleanup SIGKILLs it. */
+const STOP_GRACE_MS = 45_000;
+
+/**
+ * SIGTERM, then SIGKILL if the operator has not exited within `graceMs`, so that one slow shutdown cannot time out
+ * a file's cleanup. A slow stop is reported on stderr with the tail of the operator's log, to be looked into; the
+ * graceful-stop behaviour itself is asserted by shutdown.test.ts.
+ */
+async function stopWithin(op: OperatorProcess, graceMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), graceMs);
+  });
+  try {
+    if ((await Promise.race([op.stop(), late])) !== 'late') return;
+  } finally {
+    clearTimeout(timer);
+  }
+  process.stderr.write(`operator ${op.pid} did not stop within ${graceMs} ms of SIGTERM; killing it. Log tail:\n`);
+  process.stderr.write(`${op.output().slice(-4000)}\n`);
+  await op.kill();
 }
