@@ -1,8 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
 import { ConfigError } from '../core/errors.js';
+import { selfSignedCertificate } from '../server/selfsigned.js';
 import { createKubeClient } from './client.js';
 
 let dir: string;
@@ -84,5 +88,86 @@ describe('createKubeClient', () => {
     expect(() => createKubeClient({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, serviceAccountDir: dir })).toThrow(
       /token/,
     );
+  });
+});
+
+describe('createKubeClient against a local HTTPS API server', () => {
+  const pem = selfSignedCertificate({ dnsNames: ['kube.test'], ipAddresses: ['127.0.0.1'] });
+  const signal = new AbortController().signal;
+
+  /** Serves /version; records each request's Authorization header and the socket it came on. */
+  async function apiServer(fn: (port: number, seen: { auth?: string; socket: unknown }[]) => Promise<void>) {
+    const seen: { auth?: string; socket: unknown }[] = [];
+    const server = https.createServer({ cert: pem.cert, key: pem.key }, (req, res) => {
+      seen.push({ ...(req.headers.authorization ? { auth: req.headers.authorization } : {}), socket: req.socket });
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ major: '1', minor: '36', gitVersion: 'v1.36.0' }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      await fn((server.address() as AddressInfo).port, seen);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }
+
+  it('in a pod: trusts the service-account CA, re-reads the rotated token every minute, keeps the connection', () =>
+    apiServer(async (port, seen) => {
+      const sa = serviceAccount();
+      writeFileSync(join(sa, 'ca.crt'), pem.cert);
+      const clock = new FakeClock();
+      const env = { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(port) };
+      const { client } = createKubeClient({ env, serviceAccountDir: sa, clock });
+      await client.serverVersion({ signal });
+      writeFileSync(join(sa, 'token'), 'rotated-token');
+      await client.serverVersion({ signal });
+      clock.advance(60_000);
+      await client.serverVersion({ signal });
+      expect(seen.map((r) => r.auth)).toEqual(['Bearer pod-token', 'Bearer pod-token', 'Bearer rotated-token']);
+      expect(new Set(seen.map((r) => r.socket)).size).toBe(1);
+    }));
+
+  it('from a kubeconfig: a CA file relative to the kubeconfig, tls-server-name, and an exec plugin token', () =>
+    apiServer(async (port, seen) => {
+      mkdirSync(join(dir, 'conf', 'bin'), { recursive: true });
+      writeFileSync(join(dir, 'conf', 'ca.pem'), pem.cert);
+      const plugin = join(dir, 'conf', 'bin', 'token.sh');
+      writeFileSync(
+        plugin,
+        `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-exec"}}'\n`,
+      );
+      chmodSync(plugin, 0o755);
+      const config = join(dir, 'conf', 'config');
+      writeFileSync(
+        config,
+        `clusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:${port}\n    certificate-authority: ca.pem\n` +
+          '    tls-server-name: kube.test\nusers:\n- name: u\n  user:\n    exec:\n' +
+          '      apiVersion: client.authentication.k8s.io/v1\n      command: ./bin/token.sh\n      interactiveMode: Never\n' +
+          'contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
+      );
+      const { client } = createKubeClient({ env: { PATH: '/usr/bin:/bin' }, kubeconfigPath: config });
+      expect((await client.serverVersion({ signal })).gitVersion).toBe('v1.36.0');
+      expect(seen.map((r) => r.auth)).toEqual(['Bearer from-exec']);
+    }));
+
+  it('refuses an auth-provider user at start, naming the exec plugin alternative', () => {
+    const config = join(dir, 'ap');
+    writeFileSync(
+      config,
+      'clusters: [{name: c, cluster: {server: "https://k"}}]\n' +
+        'users: [{name: u, user: {auth-provider: {name: oidc, config: {id-token: s3cr3t}}}}]\n' +
+        'contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+    );
+    const err = (() => {
+      try {
+        createKubeClient({ env: {}, kubeconfigPath: config });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err?.message).toMatch(/auth-provider "oidc".*not supported: use an exec credential plugin/);
+    expect(err?.message).not.toContain('s3cr3t');
   });
 });

@@ -24,7 +24,6 @@ export const LAYERS: readonly (readonly string[])[] = [
 ];
 /** The one module allowed to import each third-party library. */
 export const LIBRARY_HOMES: Readonly<Record<string, string>> = {
-  '@kubernetes/client-node': 'kube/client.ts',
   execa: 'helm/cli.ts',
   'prom-client': 'observability/metrics.ts',
   pino: 'observability/logger.ts',

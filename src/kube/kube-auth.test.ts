@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { createKubeAuth } from './kube-auth.js';
+import type { KubeCluster, KubeUser, SelectedConfig } from './kubeconfig.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kube-auth-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const file = (name: string, content: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const cluster = (more: Partial<KubeCluster> = {}): KubeCluster => ({
+  name: 'c',
+  server: 'https://kube.example',
+  insecureSkipTlsVerify: false,
+  ...more,
+});
+const selected = (user?: Partial<KubeUser>, c: Partial<KubeCluster> = {}): SelectedConfig => ({
+  context: 'x',
+  cluster: cluster(c),
+  ...(user ? { user: { name: 'u', impersonateExtra: false, ...user } } : {}),
+});
+
+describe('createKubeAuth', () => {
+  it('gives TLS material from inline data (which wins over files) or files, and no headers without a user', async () => {
+    const clock = new FakeClock();
+    const anonymous = createKubeAuth(selected(undefined, { caFile: file('ca', 'CA-FILE'), tlsServerName: 'n' }), {
+      env: {},
+      clock,
+    });
+    expect(await anonymous()).toEqual({
+      headers: {},
+      tls: { rejectUnauthorized: true, servername: 'n', ca: Buffer.from('CA-FILE') },
+    });
+    const auth = createKubeAuth(
+      selected(
+        { certData: b64('CERT-DATA'), certFile: file('crt', 'CERT-FILE'), keyFile: file('key', 'KEY-FILE') },
+        { caData: b64('CA-DATA'), caFile: file('ca2', 'CA-FILE'), insecureSkipTlsVerify: true },
+      ),
+      { env: {}, clock },
+    );
+    expect((await auth()).tls).toEqual({
+      rejectUnauthorized: false,
+      ca: Buffer.from('CA-DATA'),
+      cert: Buffer.from('CERT-DATA'),
+      key: Buffer.from('KEY-FILE'),
+    });
+  });
+
+  it('re-reads the token file once a minute, keeping the last good token while the file is unreadable', async () => {
+    const clock = new FakeClock();
+    const tokenFile = file('token', 'first\n');
+    const auth = createKubeAuth(selected({ tokenFile }), { env: {}, clock });
+    expect((await auth()).headers).toEqual({ Authorization: 'Bearer first' });
+    writeFileSync(tokenFile, 'second');
+    clock.advance(59_999);
+    expect((await auth()).headers.Authorization).toBe('Bearer first');
+    clock.advance(1);
+    expect((await auth()).headers.Authorization).toBe('Bearer second');
+    rmSync(tokenFile);
+    clock.advance(60_000);
+    expect((await auth()).headers.Authorization).toBe('Bearer second');
+  });
+
+  it('prefers a readable token file over a static token, which is the fallback', async () => {
+    const clock = new FakeClock();
+    const fromFile = createKubeAuth(selected({ token: 'static', tokenFile: file('t', 'filed') }), { env: {}, clock });
+    expect((await fromFile()).headers.Authorization).toBe('Bearer filed');
+    const fallback = createKubeAuth(selected({ token: 'static', tokenFile: join(dir, 'gone') }), { env: {}, clock });
+    expect((await fallback()).headers.Authorization).toBe('Bearer static');
+  });
+
+  it('uses basic auth without a token, and adds impersonation headers', async () => {
+    const auth = createKubeAuth(
+      selected({ username: 'admin', password: 'pw', impersonate: { user: 'jane', uid: '7', groups: ['ops'] } }),
+      { env: {}, clock: new FakeClock() },
+    );
+    expect((await auth()).headers).toEqual({
+      Authorization: `Basic ${b64('admin:pw')}`,
+      'Impersonate-User': 'jane',
+      'Impersonate-Uid': '7',
+      'Impersonate-Group': 'ops',
+    });
+  });
+
+  it('takes the token and client certificate of an exec plugin', async () => {
+    const plugin = file(
+      'plugin.sh',
+      `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"exec-tok","clientCertificateData":"PEM-CERT","clientKeyData":"PEM-KEY"}}'\n`,
+    );
+    const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: [plugin] };
+    const auth = createKubeAuth(
+      selected(
+        { exec: { ...exec, env: [], provideClusterInfo: false }, certData: b64('C'), keyData: b64('K') },
+        { caData: b64('CA') },
+      ),
+      { env: {}, clock: new FakeClock(), execStderr: 'ignore' },
+    );
+    expect(await auth()).toEqual({
+      headers: { Authorization: 'Bearer exec-tok' },
+      tls: { rejectUnauthorized: true, ca: Buffer.from('CA'), cert: 'PEM-CERT', key: 'PEM-KEY' },
+    });
+  });
+
+  it('refuses what it cannot use with a ConfigError that names no secret', () => {
+    const clock = new FakeClock();
+    const make =
+      (user: Partial<KubeUser>, c: Partial<KubeCluster> = {}) =>
+      () =>
+        createKubeAuth(selected(user, c), { env: {}, clock });
+    expect(make({ authProvider: 'gcp', token: 's3cr3t' })).toThrow(
+      /auth-provider "gcp".*use an exec credential plugin/,
+    );
+    expect(make({ certData: b64('s3cr3t') })).toThrow(/client certificate or key without the other/);
+    expect(make({ impersonate: { groups: ['a', 'b'] } })).toThrow(/as-groups/);
+    expect(make({ impersonateExtra: true })).toThrow(/as-user-extra/);
+    expect(make({ tokenFile: join(dir, 'gone') })).toThrow(/cannot read the token file of kubeconfig user u/);
+    expect(make({}, { caFile: join(dir, 'gone') })).toThrow(/cannot read the CA of cluster c/);
+    for (const f of [make({ authProvider: 'gcp', token: 's3cr3t' }), make({ certData: b64('s3cr3t') })]) {
+      try {
+        f();
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        expect(String(err)).not.toContain('s3cr3t');
+      }
+    }
+  });
+});

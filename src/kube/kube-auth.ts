@@ -1,0 +1,191 @@
+// Per-request credentials of the selected kubeconfig context: Authorization and impersonation headers, and the TLS
+// material (CA, client certificate and key, server name). Files are re-read at most once a minute (rotating
+// service-account tokens and certificates); exec plugins run through kube/exec-credential.ts. Called by
+// kube/client.ts. Never logs; errors name files and fields, never their content.
+
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { createExecCredentialSource, type ExecClusterInfo, type ExecCredential } from './exec-credential.js';
+import type { KubeCluster, KubeUser, SelectedConfig } from './kubeconfig.js';
+
+/** What the TLS agent is built from; a change of any field means a new agent (kube/agent.ts). */
+export interface TlsMaterial {
+  readonly ca?: Buffer;
+  readonly cert?: Buffer | string;
+  readonly key?: Buffer | string;
+  readonly servername?: string;
+  readonly rejectUnauthorized: boolean;
+}
+
+export interface RequestAuth {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly tls: TlsMaterial;
+}
+
+export interface KubeAuthOptions {
+  /** The environment exec plugins inherit. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly clock: Clock;
+  /** How long a file read (token, certificates) is reused. @default 60_000, as client-go re-reads token files */
+  readonly fileTtlMs?: number;
+  /** Where exec plugins' stderr goes. @default 'inherit' */
+  readonly execStderr?: 'inherit' | 'ignore';
+}
+
+/**
+ * Checks the user and cluster (throws a ConfigError for what is unsupported or unreadable now) and returns the
+ * function that gives each request its credentials.
+ */
+export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOptions): () => Promise<RequestAuth> {
+  const { cluster, user } = selected;
+  const ttl = options.fileTtlMs ?? 60_000;
+  const file = (path: string, what: string) => fileSource(path, what, options.clock, ttl);
+  const ca = material(cluster.caData, cluster.caFile, () =>
+    file(cluster.caFile ?? '', `the CA of cluster ${cluster.name}`),
+  );
+  const tls = { rejectUnauthorized: !cluster.insecureSkipTlsVerify, ...opt('servername', cluster.tlsServerName) };
+  if (user === undefined) return async () => ({ headers: {}, tls: { ...tls, ...opt('ca', ca?.()) } });
+
+  checkSupported(user);
+  const of = `of kubeconfig user ${user.name}`;
+  const cert = material(user.certData, user.certFile, () => file(user.certFile ?? '', `the client certificate ${of}`));
+  const key = material(user.keyData, user.keyFile, () => file(user.keyFile ?? '', `the client key ${of}`));
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new ConfigError(`kubeconfig user ${user.name} has a client certificate or key without the other`);
+  }
+  const token = tokenSource(user, options.clock, ttl);
+  const exec =
+    user.exec === undefined
+      ? undefined
+      : createExecCredentialSource({
+          exec: user.exec,
+          user: user.name,
+          env: options.env,
+          cluster: clusterInfo(cluster),
+          clock: options.clock,
+          ...opt('stderr', options.execStderr),
+        });
+  const fixed: Record<string, string> = {};
+  if (user.impersonate?.user !== undefined) fixed['Impersonate-User'] = user.impersonate.user;
+  if (user.impersonate?.uid !== undefined) fixed['Impersonate-Uid'] = user.impersonate.uid;
+  const group = user.impersonate?.groups[0];
+  if (group !== undefined) fixed['Impersonate-Group'] = group;
+  const basic =
+    user.username !== undefined || user.password !== undefined
+      ? `Basic ${Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64')}`
+      : undefined;
+
+  return async () => {
+    const credential: ExecCredential = exec === undefined ? {} : await exec();
+    const bearer = token?.() ?? credential.token;
+    const authorization = bearer !== undefined ? `Bearer ${bearer}` : basic;
+    const fromExec = credential.clientCertificateData !== undefined;
+    return {
+      headers: { ...fixed, ...opt('Authorization', authorization) },
+      tls: {
+        ...tls,
+        ...opt('ca', ca?.()),
+        ...opt('cert', fromExec ? credential.clientCertificateData : cert?.()),
+        ...opt('key', fromExec ? credential.clientKeyData : key?.()),
+      },
+    };
+  };
+}
+
+/** What is read from a kubeconfig but not supported: a ConfigError that says what to use instead. */
+function checkSupported(user: KubeUser): void {
+  if (user.authProvider !== undefined) {
+    throw new ConfigError(
+      `kubeconfig user ${user.name} uses auth-provider ${JSON.stringify(user.authProvider)}, which is deprecated and ` +
+        'not supported: use an exec credential plugin instead (e.g. gke-gcloud-auth-plugin, kubelogin)',
+    );
+  }
+  if (user.impersonateExtra || (user.impersonate?.groups.length ?? 0) > 1) {
+    throw new ConfigError(
+      `kubeconfig user ${user.name}: as-user-extra and more than one of as-groups are not supported`,
+    );
+  }
+}
+
+/** The spec.cluster handed to exec plugins with provideClusterInfo. */
+function clusterInfo(cluster: KubeCluster): ExecClusterInfo {
+  let caData = cluster.caData;
+  if (caData === undefined && cluster.caFile !== undefined) {
+    try {
+      caData = readFileSync(cluster.caFile).toString('base64');
+    } catch {
+      // Reported by the CA's own file source.
+    }
+  }
+  return {
+    server: cluster.server,
+    ...opt('tls-server-name', cluster.tlsServerName),
+    ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
+    ...opt('certificate-authority-data', caData),
+    ...opt('proxy-url', cluster.proxyUrl),
+    ...opt('config', cluster.execExtension),
+  };
+}
+
+/**
+ * The bearer token: like client-go, a tokenFile's last good content wins over a static token, which is the
+ * fallback when the file cannot be read. Without a static token the file must be readable now.
+ */
+function tokenSource(user: KubeUser, clock: Clock, ttl: number): (() => string | undefined) | undefined {
+  const { token, tokenFile } = user;
+  if (tokenFile === undefined) return token === undefined ? undefined : () => token;
+  let read: (() => Buffer) | undefined;
+  try {
+    read = fileSource(tokenFile, `the token file of kubeconfig user ${user.name}`, clock, ttl);
+  } catch (err) {
+    if (token === undefined) throw err;
+  }
+  return () => {
+    const fromFile = read?.().toString('utf8').trim();
+    return fromFile === undefined || fromFile === '' ? token : fromFile;
+  };
+}
+
+/** Inline base64 data wins over a file (as client-go's transport does); undefined when neither is set. */
+function material(
+  data: string | undefined,
+  path: string | undefined,
+  source: () => () => Buffer,
+): (() => Buffer) | undefined {
+  if (data !== undefined) {
+    const bytes = Buffer.from(data, 'base64');
+    return () => bytes;
+  }
+  return path === undefined ? undefined : source();
+}
+
+/**
+ * A file read now (a ConfigError if it cannot be) and again once `ttl` has passed; a failed re-read keeps the last
+ * good content (a rotation in progress).
+ */
+export function fileSource(path: string, what: string, clock: Clock, ttl: number): () => Buffer {
+  let value: Buffer;
+  try {
+    value = readFileSync(path);
+  } catch (err) {
+    throw new ConfigError(`cannot read ${what} (${path})`, { cause: err });
+  }
+  let readAt = clock.now();
+  return () => {
+    if (clock.now() - readAt >= ttl) {
+      readAt = clock.now();
+      try {
+        const next = readFileSync(path);
+        if (!next.equals(value)) value = next;
+      } catch {
+        // Keep the last good content.
+      }
+    }
+    return value;
+  };
+}
+
+function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
