@@ -45,6 +45,9 @@ RUN npm run build \
 # Node 24 is the current LTS (package.json accepts >= 22.19).
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# A 1 MiB young generation: at 100 CRs the operator's RSS is ~105 MiB instead of ~145 MiB, with no measurable CPU cost
+# (README, "What it costs"). Projects built FROM this image inherit it; a Deployment's env can override it.
+ENV NODE_OPTIONS=--max-semi-space-size=1
 COPY --from=helm /go/bin/helm /usr/local/bin/helm
 COPY --from=build /src/package.json /opt/helm-operator/package.json
 COPY --from=build /src/node_modules /opt/helm-operator/node_modules

@@ -15,8 +15,8 @@
 // re-applied and deleted with kubectl apply --server-side of the rendered manifest. CPU windows: the operator process
 // plus its helm children, and kube-apiserver (its PID from the testenv folder), from the first request until settled
 // (create, upgrade: helm quiet for 3 s) or all gone (delete); for the floors, the loop.
-// Latency = from just before the create request to the first poll that sees status.conditions Deployed=True
-// (polled with LIST every 50 ms in phase 1 and every 200 ms in phase 2, so it is that coarse).
+// Latency = from just before the create request to the watch event that shows status.conditions Deployed=True
+// (from one watch on the CRs, bench/cr-watch.ts: no polling load on the API server the operator shares).
 // Settled (start of the idle window) = no helm process for 3 s and every CR reconciled twice (see the code).
 // Settings (env):
 //   BENCH_CRS=100                CRs in the bulk, upgrade and delete phases (1000: the scale run)
@@ -43,8 +43,9 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi, Watch } from '@kubernetes/client-node';
+import { type CR, type CrWatch, watchCRs } from './cr-watch.ts';
 import { measureFloors } from './floors.ts';
-import { type Operator, startOperator } from './operator-process.ts';
+import { imageNodeOptions, type Operator, startOperator } from './operator-process.ts';
 import { apiserverPid, cpuSeconds, cpuWindow, memMiB } from './proc.ts';
 import { sideBySide } from './side-by-side.ts';
 
@@ -126,17 +127,33 @@ async function apiserverRssMiB(dir: string): Promise<string> {
   return line?.trim().split(/\s+/)[2] ?? '?';
 }
 
-type CR = {
-  metadata?: { name?: string };
-  status?: { conditions?: { type?: string; status?: string }[]; deployedRelease?: { revision?: number } };
-};
 const revisionOf = (o: CR) => o.status?.deployedRelease?.revision ?? 0;
-const deployed = (o: CR) => o.status?.conditions?.some((c) => c.type === 'Deployed' && c.status === 'True') ?? false;
+const deployed = (o: CR | undefined) =>
+  o?.status?.conditions?.some((c) => c.type === 'Deployed' && c.status === 'True') ?? false;
+
+/** Each name's time at which `done` held (from the watch's events); throws after TIMEOUT_MS or if the operator exits. */
+async function allDone(crs: CrWatch, what: string, names: readonly string[], done: (n: string, c?: CR) => boolean) {
+  let check: NodeJS.Timeout | undefined;
+  const deadline = performance.now() + TIMEOUT_MS;
+  const failed = new Promise<never>((_, reject) => {
+    check = setInterval(() => {
+      if (operatorExit) reject(new Error(`the operator exited (${operatorExit}) while waiting for ${what}`));
+      else if (signal.aborted) reject(signal.reason);
+      else if (performance.now() > deadline)
+        reject(new Error(`timed out after ${TIMEOUT_MS / 1000}s waiting for ${what}`));
+    }, 200);
+  });
+  try {
+    const times = await Promise.race([Promise.all(names.map((n) => crs.when(n, (c) => done(n, c)))), failed]);
+    return new Map(names.map((n, i) => [n, times[i] ?? 0]));
+  } finally {
+    clearInterval(check);
+  }
+}
 
 /** Creates `names` (at most `inFlight` requests at once) and waits until each is Deployed; latencies in ms. */
-async function createAndWait(custom: CustomObjectsApi, phase: string, names: string[], inFlight: number, poll: number) {
+async function createAndWait(custom: CustomObjectsApi, crs: CrWatch, phase: string, names: string[], inFlight: number) {
   const sent = new Map<string, number>();
-  const done = new Map<string, number>();
   const t0 = performance.now();
   let next = 0;
   let createMs = 0;
@@ -151,34 +168,24 @@ async function createAndWait(custom: CustomObjectsApi, phase: string, names: str
   const creating = Promise.all(Array.from({ length: Math.min(inFlight, names.length) }, creator)).then(() => {
     createMs = performance.now() - t0;
   });
-  await Promise.all([
+  const [, done] = await Promise.all([
     creating,
-    until(`${names.length} ${phase} CRs to be Deployed`, poll, async () => {
-      const items = await listCRs(custom, phase);
-      const now = performance.now();
-      for (const o of items) {
-        const name = o.metadata?.name ?? '';
-        if (!done.has(name) && sent.has(name) && deployed(o)) done.set(name, now);
-      }
-      return done.size === names.length ? true : undefined;
-    }),
+    allDone(crs, `${names.length} ${phase} CRs to be Deployed`, names, (_n, c) => deployed(c)),
   ]);
   const latencies = names.map((n) => (done.get(n) ?? 0) - (sent.get(n) ?? 0));
   return { latencies, createMs, allMs: Math.max(...done.values()) - t0 };
 }
 
-/** Sends `act(name)` for each name (at most `inFlight` at once) and polls the CRs of `phase` until `isDone` holds for
- * each; latencies (request sent → first poll that sees it done) and the time until all were done, in ms. */
+/** Sends `act(name)` for each name (at most CREATE_CONCURRENCY at once) and waits until `isDone` holds for each;
+ * latencies (request sent → the watch event that shows it done) and the time until all were done, in ms. */
 async function actAndWait(
-  custom: CustomObjectsApi,
+  crs: CrWatch,
   what: string,
-  phase: string,
   names: string[],
   act: (name: string) => Promise<unknown>,
   isDone: (name: string, current: CR | undefined) => boolean,
 ) {
   const sent = new Map<string, number>();
-  const done = new Map<string, number>();
   const t0 = performance.now();
   let next = 0;
   const sender = async () => {
@@ -188,16 +195,12 @@ async function actAndWait(
       await act(name);
     }
   };
-  await Promise.all([
+  const [, done] = await Promise.all([
     Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, names.length) }, sender)),
-    until(what, 200, async () => {
-      const byName = new Map((await listCRs(custom, phase)).map((o) => [o.metadata?.name ?? '', o]));
-      const now = performance.now();
-      for (const name of sent.keys()) if (!done.has(name) && isDone(name, byName.get(name))) done.set(name, now);
-      return done.size === names.length ? true : undefined;
-    }),
+    allDone(crs, what, names, isDone),
   ]);
-  return { latencies: names.map((n) => (done.get(n) ?? 0) - (sent.get(n) ?? 0)), allMs: performance.now() - t0 };
+  const latencies = names.map((n) => (done.get(n) ?? 0) - (sent.get(n) ?? 0));
+  return { latencies, allMs: Math.max(...done.values()) - t0 };
 }
 
 /** Resolves once no helm process has started for 3 s. */
@@ -323,11 +326,6 @@ const tally = (xs: string[]) => {
   for (const x of xs) n.set(x, (n.get(x) ?? 0) + 1);
   return [...n].map(([k, v]) => `${k} ${v}`).join(', ');
 };
-async function listCRs(custom: CustomObjectsApi, phase: string): Promise<CR[]> {
-  const list = await custom.listNamespacedCustomObject({ ...GVR, namespace: NS, labelSelector: `phase=${phase}` });
-  return (list as { items: CR[] }).items;
-}
-
 async function main(): Promise<void> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
   const work = mkdtempSync(join(tmpdir(), 'operator-bench-'));
@@ -377,19 +375,21 @@ async function main(): Promise<void> {
 
     log(`phase 1: ${SEQUENTIAL} CRs, one at a time`);
     const seq: number[] = [];
+    const path = `/apis/${GVR.group}/${GVR.version}/namespaces/${NS}/${GVR.plural}`;
+    const seqCrs = await watchCRs({ kc, path, phase: 'seq', signal });
+    const bulkCrs = await watchCRs({ kc, path, phase: 'bulk', signal });
     for (let i = 1; i <= SEQUENTIAL; i++)
-      seq.push(...(await createAndWait(custom, 'seq', [`seq-${i}`], 1, 50)).latencies);
-    for (let i = 1; i <= SEQUENTIAL; i++)
-      await custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name: `seq-${i}` });
-    await until('the sequential CRs to be deleted', 200, async () =>
-      (await listCRs(custom, 'seq')).length ? undefined : 1,
-    );
+      seq.push(...(await createAndWait(custom, seqCrs, 'seq', [`seq-${i}`], 1)).latencies);
+    const seqNames = Array.from({ length: SEQUENTIAL }, (_, i) => `seq-${i + 1}`);
+    for (const name of seqNames) await custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name });
+    await allDone(seqCrs, 'the sequential CRs to be deleted', seqNames, (_n, c) => c === undefined);
+    seqCrs.close();
 
     log(`phase 2: ${CRS} CRs at once (${CREATE_CONCURRENCY} creates in flight, ${workers} workers)`);
     const cpuBulk0 = cpuSeconds(o.pid);
     const bulkWindow = cpuWindow({ op: o.pid, apiserver });
     const names = Array.from({ length: CRS }, (_, i) => `bulk-${String(i + 1).padStart(3, '0')}`);
-    const bulk = CRS > 0 ? await createAndWait(custom, 'bulk', names, CREATE_CONCURRENCY, 200) : undefined;
+    const bulk = CRS > 0 ? await createAndWait(custom, bulkCrs, 'bulk', names, CREATE_CONCURRENCY) : undefined;
     // Settled: no new helm process for 3 s, and each CR reconciled twice (the install, then the echo of its own
     // status update, which queues behind the other installs) or, failing that, one reconcile period has passed.
     const allDeployed = performance.now();
@@ -426,12 +426,11 @@ async function main(): Promise<void> {
     const drift = DRIFT > 0 && CRS > 0 ? await measureDrift(kc, kc.makeApiClient(AppsV1Api), o, names) : undefined;
 
     log(`phase 7: ${CRS} CRs upgraded at once (spec ${JSON.stringify(UPGRADE_VALUES)})`);
-    const revisions = new Map((await listCRs(custom, 'bulk')).map((c) => [c.metadata?.name ?? '', revisionOf(c)]));
+    const revisions = new Map(names.map((n) => [n, revisionOf(bulkCrs.get(n) ?? {})]));
     const upgradeWindow = cpuWindow({ op: o.pid, apiserver });
     const upgrade = await actAndWait(
-      custom,
+      bulkCrs,
       `${CRS} CRs to be upgraded`,
-      'bulk',
       names,
       (name) =>
         custom.patchNamespacedCustomObject({
@@ -448,9 +447,8 @@ async function main(): Promise<void> {
     log(`phase 8: ${CRS} CRs deleted at once`);
     const removeWindow = cpuWindow({ op: o.pid, apiserver });
     const remove = await actAndWait(
-      custom,
+      bulkCrs,
       `${CRS} CRs to be gone`,
-      'bulk',
       names,
       (name) => custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name }),
       (_name, c) => c === undefined,
@@ -551,7 +549,7 @@ async function main(): Promise<void> {
       '',
       `node ${process.version} · helm ${helmVersion} (${helmChoice}) · kubernetes ${kubeVersion} (local control plane)`,
       `${availableParallelism()} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM · load average at start ${loadAtStart.toFixed(2)}`,
-      `operator: --max-concurrent-reconciles=${workers} (${MAX_CONCURRENT ? 'BENCH_MAX_CONCURRENT' : 'default: number of CPUs'}) · --reconcile-period=${PERIOD}`,
+      `operator: --max-concurrent-reconciles=${workers} (${MAX_CONCURRENT ? 'BENCH_MAX_CONCURRENT' : 'default: number of CPUs'}) · --reconcile-period=${PERIOD} · NODE_OPTIONS=${imageNodeOptions(ROOT) || '(none)'} (the image's)`,
       '',
       '| measurement | value |',
       '|---|---|',

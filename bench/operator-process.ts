@@ -72,6 +72,8 @@ export function startOperator(o: StartOperatorOptions): Operator {
     cwd: o.root,
     env: {
       ...o.env,
+      // As in the image: its Node flags (the Dockerfile's ENV NODE_OPTIONS).
+      NODE_OPTIONS: imageNodeOptions(o.root),
       KUBECONFIG: o.kubeconfig,
       HELM_BINARY: o.countingHelm,
       COUNTING_HELM_REAL: o.helm,
@@ -124,4 +126,9 @@ export function startOperator(o: StartOperatorOptions): Operator {
       clearTimeout(t);
     },
   };
+}
+
+/** The operator image's Node flags: the Dockerfile's `ENV NODE_OPTIONS=` ('' when it sets none). */
+export function imageNodeOptions(root: string): string {
+  return /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 }

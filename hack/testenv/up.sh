@@ -119,7 +119,7 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --service-account-issuer="https://127.0.0.1:$API_PORT/" \
   --service-account-key-file="$P/sa.pub" \
   --service-account-signing-key-file="$P/sa.key" \
-  --service-cluster-ip-range=10.0.0.0/24 \
+  --service-cluster-ip-range=${TESTENV_SERVICE_CIDR:-10.0.0.0/16} \
   --allow-privileged=true \
   --disable-admission-plugins=ServiceAccount \
   --endpoint-reconciler-type=none \

@@ -24,6 +24,7 @@ import { parseRunFlags, RUN_USAGE } from './flags.js';
 import { type HelmObserver, timedHelm } from './helm-metrics.js';
 import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
+import { ownShard } from './shard-flags.js';
 import { takeHelmBinary } from './tool-flags.js';
 import { runCleanup, runCreateApi, runGenerateBundle, runGenerateRbac, runInitCommand, runUndeploy } from './tools.js';
 
@@ -145,6 +146,18 @@ async function run(argv: readonly string[]): Promise<number> {
     const conn = kube.describe();
     logger.info({ server: conn.server, context: conn.context, source: conn.source }, 'Connecting to the API server');
     const lease = leaseTarget(opts, conn);
+    const identity = `${hostname()}_${randomUUID()}`;
+    const timing = opts.leaseTiming;
+    const sharding =
+      lease && opts.shardCount > 1
+        ? {
+            ...lease,
+            identity,
+            timing,
+            count: opts.shardCount,
+            index: ownShard(opts, process.env.POD_NAME || process.env.HOSTNAME || hostname()),
+          }
+        : undefined;
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
     const stop = stopOnSignals(logger);
@@ -159,7 +172,8 @@ async function run(argv: readonly string[]): Promise<number> {
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,
         postRender: { dir: postRenderDir, render: ownershipRenderer(kube.client) },
-        lease: lease && { ...lease, identity: `${hostname()}_${randomUUID()}` },
+        lease: lease && { ...lease, identity, timing },
+        shards: sharding,
       },
       stop,
     );

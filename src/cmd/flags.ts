@@ -7,8 +7,9 @@ import type { KubeRateLimit } from '../kube/client.js';
 import type { LogLevel } from '../observability/logger.js';
 import { STATUS_MANIFEST_MODES, type StatusManifestMode } from '../reconciler/status-manifest.js';
 import { kubeApiRateLimit } from './kube-api-flags.js';
+import { parseShardFlags, type ShardFlags } from './shard-flags.js';
 
-export interface RunOptions {
+export interface RunOptions extends ShardFlags {
   readonly watchesFile: string;
   readonly reconcilePeriodMs: number;
   readonly maxConcurrentReconciles: number;
@@ -74,6 +75,11 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'metrics-cert-key': { kind: 'string' },
   'kube-api-qps': { kind: 'string' },
   'kube-api-burst': { kind: 'string' },
+  'leader-elect-lease-duration': { kind: 'string' },
+  'leader-elect-renew-deadline': { kind: 'string' },
+  'leader-elect-retry-period': { kind: 'string' },
+  'shard-count': { kind: 'string' },
+  'shard-index': { kind: 'string' },
 };
 
 const BOOLS: Readonly<Record<string, boolean>> = { true: true, '1': true, t: true, TRUE: true, True: true, T: true };
@@ -162,6 +168,13 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
       seen.get('kube-api-burst') as string | undefined,
     ),
     notYet: [...seen.keys()].filter((n) => FLAGS[n]?.notYet).map((n) => `--${n}`),
+    ...parseShardFlags({
+      count: seen.get('shard-count') as string | undefined,
+      index: seen.get('shard-index') as string | undefined,
+      leaseDuration: seen.get('leader-elect-lease-duration') as string | undefined,
+      renewDeadline: seen.get('leader-elect-renew-deadline') as string | undefined,
+      retryPeriod: seen.get('leader-elect-retry-period') as string | undefined,
+    }),
   };
 }
 
@@ -217,6 +230,14 @@ Flags (operator-sdk helm-operator names and defaults):
                                      of several replicas is active; --enable-leader-election is its older name
   --leader-election-id string        the Lease's name; required with --leader-elect (default $OPERATOR_NAME)
   --leader-election-namespace string the Lease's namespace (default: the pod's namespace when in-cluster)
+  --leader-elect-lease-duration duration  how long a Lease stays valid after its last renew (default 15s)
+  --leader-elect-renew-deadline duration  the holder gives up when no renew succeeded for this long (default 10s)
+  --leader-elect-retry-period duration    the pause between acquire attempts and between renews (default 2s)
+  --shard-count int                  split the CRs over this many shards by a hash of their uid; each replica
+                                     reconciles the shards whose Lease (<leader-election-id>-shard-<i>) it holds
+                                     and takes over a dead replica's shard when its Lease expires (default 1: off)
+  --shard-index int                  this replica's own shard (default: the StatefulSet ordinal ending POD_NAME,
+                                     else HOSTNAME)
   --kube-api-qps float               client-side limit of API requests per second; negative disables it, as
                                      controller-runtime v0.21 does (default -1: the API server's Priority and
                                      Fairness protects it); 0 means client-go's 5

@@ -25,4 +25,13 @@ describe('leaseTarget', () => {
       /unable to find leader election namespace: not running in-cluster, please specify --leader-election-namespace/,
     );
   });
+
+  it('with --shard-count > 1 names the shard Leases even without --leader-elect', () => {
+    const sharded = { ...on, leaderElect: false, shardCount: 3, leaderElectionNamespace: 'x' };
+    expect(leaseTarget(sharded, { source: 'home' })).toEqual({ namespace: 'x', name: 'op' });
+    expect(() => leaseTarget({ ...sharded, leaderElectionId: '' }, { source: 'home' })).toThrow(
+      new ConfigError('--leader-election-id is required with --shard-count > 1'),
+    );
+    expect(leaseTarget({ ...sharded, shardCount: 1 }, { source: 'home' })).toBeUndefined();
+  });
 });

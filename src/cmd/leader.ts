@@ -10,13 +10,20 @@ export interface LeaseTarget {
   readonly name: string;
 }
 
-/** The Lease to compete for, or undefined when leader election is off. Throws a ConfigError when incomplete. */
+/**
+ * The Lease to compete for, or undefined when leader election is off; with sharding (--shard-count > 1) the shard
+ * Leases' name prefix and namespace, whether or not --leader-elect is set. Throws a ConfigError when incomplete.
+ */
 export function leaseTarget(
-  opts: Pick<RunOptions, 'leaderElect' | 'leaderElectionId' | 'leaderElectionNamespace'>,
+  opts: Pick<RunOptions, 'leaderElect' | 'leaderElectionId' | 'leaderElectionNamespace'> &
+    Partial<Pick<RunOptions, 'shardCount'>>,
   conn: Pick<KubeConnectionInfo, 'source' | 'namespace'>,
 ): LeaseTarget | undefined {
-  if (!opts.leaderElect) return undefined;
-  if (opts.leaderElectionId === '') throw new ConfigError('--leader-election-id is required with --leader-elect');
+  const sharded = (opts.shardCount ?? 1) > 1;
+  if (!opts.leaderElect && !sharded) return undefined;
+  if (opts.leaderElectionId === '') {
+    throw new ConfigError(`--leader-election-id is required with ${sharded ? '--shard-count > 1' : '--leader-elect'}`);
+  }
   const namespace =
     opts.leaderElectionNamespace !== ''
       ? opts.leaderElectionNamespace

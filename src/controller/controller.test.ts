@@ -129,3 +129,31 @@ describe('when a dependent of a CR changes', () => {
     expect(controller.enqueueDependent('ns/a')).toBe(true);
   });
 });
+
+describe('with an admit gate (sharding)', () => {
+  it('neither enqueues nor reconciles a refused key, and drops one refused after it was queued', async () => {
+    const stop = new AbortController();
+    const admitted = new Set(['ns/mine', 'ns/was-mine']);
+    const reconciled: string[] = [];
+    const c = new Controller({
+      name: 'x-controller',
+      concurrency: 1,
+      clock: realClock,
+      logger: silentLogger,
+      admit: (key) => admitted.has(key),
+      reconcile: async (key) => {
+        reconciled.push(key);
+        setImmediate(() => stop.abort());
+        return {};
+      },
+    });
+    c.enqueue('ns/theirs');
+    expect(c.enqueueDependent('ns/theirs')).toBe(false);
+    expect(c.queue.len()).toBe(0);
+    c.enqueue('ns/was-mine');
+    c.enqueue('ns/mine');
+    admitted.delete('ns/was-mine'); // the shard was lost while the key waited
+    await c.run(stop.signal);
+    expect(reconciled).toEqual(['ns/mine']);
+  });
+});

@@ -29,6 +29,11 @@ export interface ControllerOptions {
   readonly logger: Logger;
   /** Reconcile and workqueue metrics. @default none */
   readonly metrics?: ControllerMetrics;
+  /**
+   * Whether this replica may reconcile the key now (sharding): refused keys are neither enqueued nor, when they are
+   * already queued, reconciled (dropped and forgotten). @default every key
+   */
+  readonly admit?: (key: string) => boolean;
 }
 
 export class Controller {
@@ -69,6 +74,7 @@ export class Controller {
 
   /** Adds a key (de-duplicated); what informer handlers call. */
   readonly enqueue = (key: string): void => {
+    if (this.#o.admit?.(key) === false) return;
     this.queue.add(key);
   };
 
@@ -78,7 +84,7 @@ export class Controller {
    * helm runs. Returns whether the key was added.
    */
   readonly enqueueDependent = (key: string): boolean => {
-    if (this.#failing.has(key)) return false;
+    if (this.#failing.has(key) || this.#o.admit?.(key) === false) return false;
     // During a reconcile the change is most likely that reconcile's own helm work: look again only if it succeeds.
     if (this.#running.has(key)) {
       this.#running.set(key, true);
@@ -133,6 +139,7 @@ export class Controller {
         logger: log,
         ...(m ? { metrics: m } : {}),
         track: this.#track,
+        ...(this.#o.admit ? { admit: this.#o.admit } : {}),
       });
     } finally {
       signal.removeEventListener('abort', onAbort);

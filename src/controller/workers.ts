@@ -14,6 +14,8 @@ export interface RunWorkersOptions<K extends string = string> extends ReconcileH
   readonly concurrency: number;
   /** Stops the workers from taking new keys (and is handed to handle()); handlers already running are awaited. */
   readonly signal: AbortSignal;
+  /** Keys it refuses are dropped and forgotten without a reconcile (sharding). @default every key */
+  readonly admit?: (key: K) => boolean;
 }
 
 /**
@@ -34,7 +36,8 @@ async function work<K extends string>(options: RunWorkersOptions<K>): Promise<vo
     const key = await options.queue.get(options.signal);
     if (key === undefined) return;
     try {
-      await reconcileHandler(options, key);
+      if (options.admit?.(key) === false) options.queue.forget(key);
+      else await reconcileHandler(options, key);
     } finally {
       options.queue.done(key);
     }

@@ -39,6 +39,10 @@ interface ApiResourceList {
 
 const WATCH_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
+/** Server-side conversion to metadata only (client-go's metadata client), with plain JSON as the fallback. */
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
 export class RestClient implements KubeClient {
   readonly #send: Send;
   readonly #userAgent: string;
@@ -66,6 +70,9 @@ export class RestClient implements KubeClient {
       path,
       query,
       signal,
+      undefined,
+      undefined,
+      options.metadataOnly === true ? METADATA_LIST : undefined,
     );
     const apiVersion = apiVersionOf(res);
     const items = (Array.isArray(body.items) ? (body.items as KubeObject[]) : []).map((item) => ({
@@ -139,7 +146,8 @@ export class RestClient implements KubeClient {
     await this.#limiter?.take(signal);
     let response: HttpResponse;
     try {
-      response = await this.#open({ method: 'GET', path: path + query, signal }, operation);
+      const headers = options.metadataOnly === true ? { headers: { Accept: METADATA_OBJECT } } : {};
+      response = await this.#open({ method: 'GET', path: path + query, signal, ...headers }, operation);
     } catch (err) {
       throw this.#mapFailure(err, signal, operation);
     }
@@ -201,6 +209,7 @@ export class RestClient implements KubeClient {
     signal: AbortSignal,
     body?: string,
     contentType = 'application/json',
+    accept?: string,
   ): Promise<T> {
     const operation = `${method} ${path}`;
     signal.throwIfAborted();
@@ -211,7 +220,11 @@ export class RestClient implements KubeClient {
       method,
       path: path + query,
       signal: AbortSignal.any([signal, timeout]),
-      ...(body === undefined ? {} : { body, headers: { 'Content-Type': contentType } }),
+      ...(body === undefined ? {} : { body }),
+      headers: {
+        ...(body === undefined ? {} : { 'Content-Type': contentType }),
+        ...(accept === undefined ? {} : { Accept: accept }),
+      },
     };
     try {
       const response = await this.#open(request, operation);

@@ -102,6 +102,8 @@ export interface ListOptions extends RequestOptions {
   /** Page size; the server returns `continue` while more pages remain. @default no limit */
   readonly limit?: number;
   readonly continue?: string;
+  /** Items as PartialObjectMetadata: only apiVersion, kind and metadata are transferred. @default false */
+  readonly metadataOnly?: boolean;
 }
 
 export interface ListResult {
@@ -122,6 +124,8 @@ export interface WatchOptions {
   /** The server ends the watch after this many seconds (a normal end, not an error). */
   readonly timeoutSeconds: number;
   readonly allowWatchBookmarks: boolean;
+  /** Objects as PartialObjectMetadata: only apiVersion, kind and metadata are transferred. @default false */
+  readonly metadataOnly?: boolean;
 }
 
 export type WatchEvent =

@@ -5,6 +5,7 @@ import { flush } from '../../test/support/flush.js';
 import { silentLogger } from '../core/logger.js';
 import { KubeApiError } from '../kube/errors.js';
 import { LeaderElector, LeadershipLostError, microTime } from './election.js';
+import { HANDOVER_ANNOTATION } from './handover.js';
 
 interface Spec {
   holderIdentity?: string;
@@ -217,5 +218,50 @@ describe('LeaderElector', () => {
     stop.abort(new Error('stop'));
     await expect(done).rejects.toThrow('stop');
     expect(elector.isLeader()).toBe(false);
+  });
+
+  describe('handover (sharding)', () => {
+    it('asks a valid holder for the lease once, and reports the request to a holder on its renews', async () => {
+      const { clock, leases } = setup();
+      const asked: string[] = [];
+      const owner = new LeaderElector({
+        kube: leases.client,
+        namespace: 'ns',
+        name: 'lock',
+        identity: 'owner',
+        clock,
+        logger: silentLogger,
+        requestHandover: true,
+      });
+      const requests: string[] = [];
+      const watching = new LeaderElector({
+        kube: leases.client,
+        namespace: 'ns',
+        name: 'lock',
+        identity: 'holder',
+        clock,
+        logger: silentLogger,
+        onHandoverRequest: (to) => requests.push(to),
+      });
+      await watching.acquire(new AbortController().signal);
+      const stop = new AbortController();
+      const waiting = owner.acquire(stop.signal).catch(() => asked.push('stopped'));
+      await advance(clock, 4_000);
+      const lease = leases.client.objects.get('leases/ns/lock');
+      expect(lease?.metadata.annotations?.[HANDOVER_ANNOTATION]).toBe('owner');
+      expect(requests.length).toBeGreaterThan(0);
+      expect(new Set(requests)).toEqual(new Set(['owner']));
+      expect(owner.isLeader()).toBe(false);
+
+      // Handing over makes the owner the holder with a fresh term; the owner's next attempt renews it as its own.
+      await watching.release(new AbortController().signal, { to: 'owner' });
+      expect(leases.spec()).toMatchObject({ holderIdentity: 'owner', leaseDurationSeconds: 15, leaseTransitions: 1 });
+      await advance(clock, 2_000);
+      expect(owner.isLeader()).toBe(true);
+      expect(leases.client.objects.get('leases/ns/lock')?.metadata.annotations?.[HANDOVER_ANNOTATION]).toBeUndefined();
+      stop.abort();
+      await waiting;
+      expect(asked).toEqual([]);
+    });
   });
 });

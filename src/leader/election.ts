@@ -1,6 +1,7 @@
 // Lease-based leader election (coordination.k8s.io/v1 Lease), with client-go leaderelection's semantics: acquire
 // when the lease is free, expired or ours (optimistic concurrency on resourceVersion), renew every retry period,
-// and report the loss when no renew succeeds within the renew deadline. Used by the manager (manager/manager.ts).
+// and report the loss when no renew succeeds within the renew deadline; for sharding, also ask a holder for the lease
+// and hand it over (handover.ts). Used by the manager (manager/manager.ts) and the shard set (shards.ts).
 // Never exits the process and never starts controllers itself: the caller decides what leading means.
 
 import type { Clock } from '../core/clock.js';
@@ -9,6 +10,7 @@ import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import { handoverRequest, requestedBy, withoutRequest, withRequest } from './handover.js';
 
 export const LEASES: ApiResource = {
   group: 'coordination.k8s.io',
@@ -35,6 +37,17 @@ export interface LeaderElectorOptions {
   readonly logger: Logger;
   /** Called with true when leadership starts and false when it ends (lost or released). @default none */
   readonly onLeadingChange?: (leading: boolean) => void;
+  /** While waiting and the lease is validly held by another, ask for it (handover.ts). @default false */
+  readonly requestHandover?: boolean;
+  /** Called after each renew while another identity asks for the lease (sharding). @default none */
+  readonly onHandoverRequest?: (to: string) => void;
+}
+
+/** The lease timings (--leader-elect-lease-duration, …-renew-deadline, …-retry-period). */
+export interface LeaseTiming {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
 }
 
 /** The reason `leaderSignal` aborts with. */
@@ -66,6 +79,8 @@ export class LeaderElector {
   #stopRenew = new AbortController();
   #renewing: Promise<void> | undefined;
   #observedHolder: string | undefined;
+  /** Who asked for the lease at our last renew. */
+  #handoverTo: string | undefined;
 
   constructor(options: LeaderElectorOptions) {
     this.#o = options;
@@ -111,9 +126,10 @@ export class LeaderElector {
 
   /**
    * Stops renewing and, if the lease is still ours, marks it free (holder '', duration 1 s, renewed now) so that a
-   * standby takes over at once. Best effort: failures are logged, not thrown (the lease then simply expires).
+   * standby takes over at once, or with `to` hands it to that identity (a fresh full term, which it renews as its
+   * own). Best effort: failures are logged, not thrown (the lease then simply expires).
    */
-  async release(signal: AbortSignal): Promise<void> {
+  async release(signal: AbortSignal, opts: { readonly to?: string } = {}): Promise<void> {
     this.#stopRenew.abort(new Error('releasing the lease'));
     await this.#renewing;
     if (!this.#leading) return;
@@ -123,15 +139,25 @@ export class LeaderElector {
       const spec = specOf(lease);
       if (spec.holderIdentity !== this.#o.identity) return;
       const now = microTime(this.#o.clock.now());
+      const to = opts.to;
+      const handed = to === undefined ? {} : { leaseTransitions: (spec.leaseTransitions ?? 0) + 1 };
       await this.#o.kube.update(
         LEASES,
         {
-          ...lease,
-          spec: { ...spec, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
+          ...withoutRequest(lease, () => to !== undefined),
+          spec: {
+            ...spec,
+            ...handed,
+            holderIdentity: to ?? '',
+            leaseDurationSeconds: to === undefined ? 1 : Math.ceil(this.#leaseMs / 1000),
+            acquireTime: now,
+            renewTime: now,
+          },
         },
         { signal },
       );
-      this.#o.logger.info({ lease: this.#where() }, 'Released leader lease');
+      if (to === undefined) this.#o.logger.info({ lease: this.#where() }, 'Released leader lease');
+      else this.#o.logger.info({ lease: this.#where(), to }, 'Handed the lease over');
     } catch (err) {
       this.#o.logger.warn({ lease: this.#where(), err: errFields(err) }, 'Could not release the leader lease');
     }
@@ -157,6 +183,7 @@ export class LeaderElector {
         if (stop.aborted) return;
         if (ok === true) {
           lastRenew = clock.now();
+          if (this.#handoverTo !== undefined) this.#o.onHandoverRequest?.(this.#handoverTo);
           continue;
         }
         if (ok === 'lost') return this.#lose(`the lease is held by ${this.#observedHolder ?? 'another holder'}`);
@@ -205,14 +232,24 @@ export class LeaderElector {
           spec: record(undefined),
         };
         await kube.create(LEASES, fresh, { signal });
+        this.#handoverTo = undefined;
         this.#observe(identity);
         return true;
       }
       const old = specOf(lease);
       const holder = old.holderIdentity ?? '';
       this.#observe(holder);
-      if (holder !== '' && holder !== identity && !expired(old, now)) return this.#leading ? 'lost' : false;
-      await kube.update(LEASES, { ...lease, spec: { ...old, ...record(old) } }, { signal });
+      if (holder !== '' && holder !== identity && !expired(old, now)) {
+        if (this.#leading) return 'lost';
+        if (this.#o.requestHandover && !requestedBy(lease, identity)) {
+          await kube.update(LEASES, withRequest(lease, identity), { signal });
+          this.#o.logger.info({ lease: this.#where(), holder }, 'Asked the holder to hand the lease over');
+        }
+        return false;
+      }
+      this.#handoverTo = handoverRequest(lease, identity);
+      const mine = withoutRequest(lease, (to) => to === identity); // our own request is done
+      await kube.update(LEASES, { ...mine, spec: { ...old, ...record(old) } }, { signal });
       this.#observe(identity);
       return true;
     } catch (err) {

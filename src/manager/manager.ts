@@ -1,19 +1,22 @@
-// The running operator: owns the metrics and probe servers, the post-render server, leader election and the
-// controllers (operator.ts), runs them under the caller's AbortSignal and shuts them down in order: stop taking
-// work, let reconciles and helm finish, release the lease, then close the servers. Built and driven by `helm-operator
+// The running operator: owns the metrics and probe servers, the post-render server, leader election (or the shard
+// leases, leader/shards.ts) and the controllers (operator.ts), runs them under the caller's AbortSignal and shuts
+// them down in order: stop taking work, let reconciles and helm finish, release the lease(s), then close the servers. Built and driven by `helm-operator
 // run` (cmd/cli.ts), which hands it every real dependency; never reads process.*, installs signal handlers or exits.
 import type { Controller } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeClient } from '../kube/types.js';
-import { LeaderElector } from '../leader/election.js';
+import { LeaderElector, type LeaseTiming } from '../leader/election.js';
+import { shardLeaseName } from '../leader/shard-hash.js';
+import { ShardSet } from '../leader/shards.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { parseOwnershipArgs } from '../ownership/context.js';
 import { type FifoPostRenderServer, startFifoPostRenderServer } from '../ownership/fifo-server.js';
 import type { PostRenderRequest } from '../ownership/request.js';
 import { OutsideObjectMemo } from '../reconciler/orphans.js';
 import { type HttpServers, type HttpServersOptions, startHttpServers } from '../server/http.js';
+import { runGroup } from './group.js';
 import { type OperatorOptions, runOperator } from './operator.js';
 
 export interface ManagerOptions {
@@ -30,12 +33,21 @@ export interface LeaseOptions {
   readonly name: string;
   /** Unique per process, e.g. `<hostname>_<uuid>`. */
   readonly identity: string;
+  /** @default 15 s lease, 10 s renew deadline, 2 s retry */
+  readonly timing?: LeaseTiming | undefined;
+}
+
+/** Sharding (--shard-count > 1): one Lease per shard, `<name>-shard-<i>`; replaces the single leader election. */
+export interface ShardingOptions extends LeaseOptions {
+  readonly count: number;
+  /** This replica's own shard. */
+  readonly index: number;
 }
 
 export interface ManagerRunOptions
   extends Omit<
     OperatorOptions,
-    'clock' | 'logger' | 'metrics' | 'onControllers' | 'onDependentWatcher' | 'postRender'
+    'clock' | 'logger' | 'metrics' | 'onControllers' | 'onDependentWatcher' | 'postRender' | 'shards'
   > {
   /** helm's post-renderer (ownership/fifo-script.ts) hands each manifest to this private directory. */
   readonly postRender: {
@@ -44,6 +56,8 @@ export interface ManagerRunOptions
   };
   /** Leader election; absent: lead at once. @default none */
   readonly lease?: LeaseOptions | undefined;
+  /** Sharding; when set, `lease` is ignored (every shard is led separately). @default none */
+  readonly shards?: ShardingOptions | undefined;
 }
 
 export class Manager {
@@ -103,27 +117,33 @@ export class Manager {
     // standby takes over without waiting.
     let elector: LeaderElector | undefined;
     let operatorSignal = signal;
-    if (o.lease !== undefined) {
+    const shards = o.shards && this.#newShardSet(o.kube, o.shards);
+    if (o.lease !== undefined && shards === undefined) {
       elector = this.#newElector(o.kube, o.lease);
       if (!(await this.#acquire(elector, o.lease, signal))) return 0;
       operatorSignal = AbortSignal.any([signal, elector.leaderSignal]);
     }
-    const { postRender: _socket, lease: _lease, ...operator } = o;
-    await runOperator(
-      {
-        ...operator,
-        clock,
-        logger,
-        metrics,
-        onControllers: (built) => {
-          this.#controllers = built;
+    const { postRender: _socket, lease: _lease, shards: _shards, ...operator } = o;
+    const operate = (s: AbortSignal) =>
+      runOperator(
+        {
+          ...operator,
+          shards,
+          clock,
+          logger,
+          metrics,
+          onControllers: (built) => {
+            this.#controllers = built;
+          },
+          postRender: true,
+          outside,
+          onDependentWatcher: (w) => metrics.dependentObjects(() => w.cachedObjects()),
         },
-        postRender: true,
-        outside,
-        onDependentWatcher: (w) => metrics.dependentObjects(() => w.cachedObjects()),
-      },
-      operatorSignal,
-    ).catch((err: unknown) => {
+        s,
+      );
+    // Sharding: the leases are campaigned for beside the controllers, which reconcile only the shards held.
+    const running = shards ? runGroup([operate, (s) => shards.run(s)], operatorSignal) : operate(operatorSignal);
+    await running.catch((err: unknown) => {
       // Aborting for a lost lease can surface as a rejected startup call; the loss is what to report.
       if (!elector?.leaderSignal.aborted) throw err;
     });
@@ -147,6 +167,28 @@ export class Manager {
     return waiting.length === 0 ? true : `waiting for the first sync of: ${waiting.join(', ')}`;
   }
 
+  #newShardSet(kube: KubeClient, o: ShardingOptions): ShardSet {
+    const { metrics, logger } = this.#o;
+    for (let i = 0; i < o.count; i++) metrics.leaderElection(shardLeaseName(o.name, i), false);
+    metrics.shardsHeld(0);
+    const set: ShardSet = new ShardSet({
+      kube,
+      namespace: o.namespace,
+      id: o.name,
+      count: o.count,
+      index: o.index,
+      identity: o.identity,
+      timing: o.timing,
+      clock: this.#o.clock,
+      logger: logger.child({ component: 'sharding' }),
+      onHeldChange: (_shard, lease, held) => {
+        metrics.leaderElection(lease, held);
+        metrics.shardsHeld(set.held().length);
+      },
+    });
+    return set;
+  }
+
   #newElector(kube: KubeClient, lease: LeaseOptions): LeaderElector {
     const { metrics, logger } = this.#o;
     metrics.leaderElection(lease.name, false);
@@ -155,6 +197,7 @@ export class Manager {
       namespace: lease.namespace,
       name: lease.name,
       identity: lease.identity,
+      ...(lease.timing ?? {}),
       clock: this.#o.clock,
       logger: logger.child({ component: 'leader-election' }),
       onLeadingChange: (leading) => metrics.leaderElection(lease.name, leading),

@@ -15,9 +15,12 @@ import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import type { OutsideObjectMemo } from '../reconciler/orphans.js';
+import { observingHelm } from '../reconciler/release-records.js';
 import type { StatusManifestMode } from '../reconciler/types.js';
 import { runGroup } from './group.js';
 import { watchReconciler } from './reconciler.js';
+import { releaseInformers } from './release-informers.js';
+import { type ShardOwnership, shardGate } from './shard-gate.js';
 
 export interface OperatorOptions {
   readonly watches: readonly Watch[];
@@ -43,6 +46,8 @@ export interface OperatorOptions {
   readonly onDependentWatcher?: (watcher: DependentWatcher) => void;
   /** What releases put outside their namespaces (the post-renderer adds each attempt). @default a private one */
   readonly outside?: OutsideObjectMemo;
+  /** Sharding: reconcile only the CRs of the shards held (shard-gate.ts). @default every CR */
+  readonly shards?: ShardOwnership | undefined;
 }
 
 /**
@@ -68,18 +73,28 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
           trigger: dependentRouter(byGroupKind, o.logger),
         });
   if (watcher) o.onDependentWatcher?.(watcher);
+  // Release history from a metadata-only cache of Helm's records, trusted once it shows what our own helm did.
+  const records = releaseInformers({ kube: o.kube, namespaces: o.namespaces, clock: o.clock, logger: o.logger });
+  const helm = observingHelm(o.helm, records.reader);
   for (const watch of o.watches) {
     const gvk = { group: watch.group, version: watch.version, kind: watch.kind };
     const gvkText = `${watch.group}/${watch.version}, Kind=${watch.kind}`;
     const resource = await discover(o.kube, gvk, gvkText, signal);
     const name = `${watch.kind.toLowerCase()}-controller`;
     const logger = o.logger.child({ controller: name });
+    // The CR informers, by namespace ('' = all namespaces, or a cluster-scoped kind): reconciles read from them.
+    const informers = new Map<string, Informer>();
+    const cached = (namespace: string, name: string) =>
+      (informers.get(namespace) ?? informers.get(''))?.get(resource.namespaced ? namespace : '', name);
+    const gate = o.shards && shardGate({ shards: o.shards, cached: (key) => cached(...splitKey(key)) });
     const reconciler = watchReconciler({
       watch,
       resource,
+      cached,
       name,
       kube: o.kube,
-      helm: o.helm,
+      helm,
+      releases: records.reader,
       watcher,
       inFlight,
       ...(o.outside ? { outside: o.outside } : {}),
@@ -93,7 +108,10 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     });
     const controller = new Controller({
       name,
-      reconcile: (key, s, log) => reconciler.reconcile(key, s, log),
+      reconcile: gate
+        ? (key, s, log) => gate.run(key, s, (held) => reconciler.reconcile(key, held, log), {})
+        : (key, s, log) => reconciler.reconcile(key, s, log),
+      ...(gate ? { admit: gate.admit } : {}),
       concurrency: watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles,
       clock: o.clock,
       logger: o.logger,
@@ -112,17 +130,20 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
         },
       });
       informer.addEventHandler(crEventHandler({ gvk, controller, logger, metrics: o.metrics }));
+      informers.set(namespace, informer);
       controller.addSource(informer);
     }
+    // Taking a shard reconciles its CRs: the informers saw them while it was not ours.
+    o.shards?.onAcquired((shard) => {
+      for (const informer of informers.values())
+        for (const key of gate?.keysOf(shard, informer.list()) ?? []) controller.enqueue(key);
+    });
     logger.info({ gvk: gvkText, chart: watch.chart, namespaces }, 'Watching resource');
     controllers.push(controller);
     byGroupKind.set(watch.group ? `${watch.kind}.${watch.group}` : watch.kind, controller);
   }
   o.onControllers?.(controllers);
-  await runGroup(
-    controllers.map((c) => (s: AbortSignal) => c.run(s)),
-    signal,
-  );
+  await runGroup([...controllers.map((c) => (s: AbortSignal) => c.run(s)), (s) => records.run(s)], signal);
 }
 
 /** The watched kind's API resource; a ConfigError (CRD_NOT_FOUND) when the API server does not serve it. */
@@ -141,4 +162,10 @@ async function discover(
     }
     throw err;
   });
+}
+
+/** "namespace/name" → [namespace, name]; a key without "/" is a cluster-scoped name. */
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
 }

@@ -1,7 +1,7 @@
-// Builds the HelmReconciler of one watches.yaml entry with its real ports: CR access and release history from the
-// kube client (reconciler/ports.ts), the event recorder, drift repair and dependent watches, uninstall-wait cleanup,
-// orphan deletion and the ownership post-renderer's arguments. Called by the manager's controller builder only.
-// Never starts anything: the dependent watcher and the helm client are passed in.
+// Builds the HelmReconciler of one watches.yaml entry with its real ports: CR access (the informer's copy; writes to
+// the API) and release history (reconciler/ports.ts), the event recorder, drift repair and dependent watches,
+// uninstall-wait cleanup, orphan deletion and the ownership post-renderer's arguments. Called by the manager's
+// controller builder only. Never starts anything: the dependent watcher and the helm client are passed in.
 import { chartName, type Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -10,23 +10,27 @@ import type { DependentWatcher } from '../dependents/watcher.js';
 import { DriftRepairer } from '../drift/repair.js';
 import { createEventRecorder } from '../events/recorder.js';
 import type { HelmClient } from '../helm/cli.js';
-import type { ApiResource, KubeClient } from '../kube/types.js';
+import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { formatOwnershipArgs } from '../ownership/context.js';
 import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/orphans.js';
 import { crAccess, releaseReader } from '../reconciler/ports.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
-import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
+import type { CustomResource, ReleaseReader, StatusManifestMode } from '../reconciler/types.js';
 import { cleanupRelease } from '../reconciler/uninstall-wait.js';
 
 export interface WatchReconcilerOptions {
   readonly watch: Watch;
   /** The watched kind's API resource (from discovery). */
   readonly resource: ApiResource;
+  /** The CR informers' copy of a CR: reconciles read it instead of a GET. */
+  readonly cached?: ((namespace: string, name: string) => KubeObject | undefined) | undefined;
   /** `<lowercase kind>-controller`: the events' component and the drift metrics' label. */
   readonly name: string;
   readonly kube: KubeClient;
   readonly helm: HelmClient;
+  /** Release history: the operator's cached reader (release-informers.ts). @default a LIST per read */
+  readonly releases?: ReleaseReader | undefined;
   /** Present when some watch has watchDependentResources; used only if this one has. */
   readonly watcher: DependentWatcher | undefined;
   /** Releases with a helm process running, shared by every reconciler. */
@@ -67,8 +71,8 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     ...(o.postRender ? { postRenderArgs: (cr: CustomResource) => ownershipArgs(cr, chart) } : {}),
     defaultReconcilePeriodMs: o.reconcilePeriodMs,
     periodJitter: Math.random, // ±10 %: CRs created together do not stay in lockstep
-    crs: crAccess(kube, o.resource),
-    releases: releaseReader(kube),
+    crs: crAccess(kube, o.resource, { cached: o.cached }),
+    releases: o.releases ?? releaseReader(kube),
     helm: o.helm,
     events,
     cleanup: (manifest, namespace, s) => cleanupRelease({ kube, manifest, namespace, signal: s, logger }),

@@ -54,6 +54,7 @@ export class OperatorMetrics {
   readonly #retries: Counter<'name' | 'controller'>;
   readonly #createdAt: Gauge<keyof ResourceLabels>;
   readonly #leaderStatus: Gauge<'name'>;
+  readonly #shardsHeld: Gauge;
   readonly #helmExec: Histogram<'action' | 'result'>;
   readonly #driftCorrections: Counter<'controller' | 'kind' | 'action'>;
   #countDependents: () => number = () => 0;
@@ -177,6 +178,11 @@ export class OperatorMetrics {
       labelNames: ['name'],
       registers,
     });
+    this.#shardsHeld = new Gauge({
+      name: 'helm_operator_shards_held',
+      help: 'Shards whose Lease this replica holds (with --shard-count > 1): it reconciles the CRs of these shards',
+      registers,
+    });
     this.#driftCorrections = new Counter({
       name: 'helm_operator_drift_corrections_total',
       help: 'Objects of a release put back by drift repair (without helm), by kind and action (created or patched)',
@@ -260,6 +266,11 @@ export class OperatorMetrics {
   /** Sets leader_election_master_status{name} to 1 while this process leads the lease `name`, else 0. */
   leaderElection(name: string, leading: boolean): void {
     this.#leaderStatus.set({ name }, leading ? 1 : 0);
+  }
+
+  /** helm_operator_shards_held: how many shard Leases this replica holds. */
+  shardsHeld(count: number): void {
+    this.#shardsHeld.set(count);
   }
 
   /** The Prometheus text exposition of every family. */

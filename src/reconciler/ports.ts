@@ -1,10 +1,12 @@
 // Adapts the raw KubeClient to the reconciler's ports: CR access (get, finalizers, status) for one watched
 // resource, and Helm's release history read from its Secrets. Built by the manager (and the cleanup command).
-// Never caches Secrets (Helm records are large; caching them all is the classic operator OOM).
+// Never caches Secrets (Helm records are large; caching them all is the classic operator OOM): only the decoded
+// records, by resourceVersion and within a size bound (release-cache.ts).
 
 import { releaseFromSecret } from '../helm/release.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import { ReleaseCache } from './release-cache.js';
 import type { CrAccess, CustomResource, ReleaseReader, StoredRelease } from './types.js';
 
 const SECRETS: ApiResource = { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
@@ -19,17 +21,33 @@ function asObj(cr: CustomResource): KubeObject {
   return cr as unknown as KubeObject;
 }
 
-/** CR access by direct API reads: every reconcile sees the latest object, so writes rarely conflict. */
-export function crAccess(kube: KubeClient, res: ApiResource): CrAccess {
+export interface CrAccessOptions {
+  /**
+   * The informer's copy of a CR (controller-runtime's cached client): a reconcile then costs no GET. A write based
+   * on a copy that lags fails with a conflict, and the updater re-reads with latest(). @default none: always GET
+   */
+  readonly cached?: ((namespace: string, name: string) => KubeObject | undefined) | undefined;
+}
+
+/**
+ * CR access: reads from the informer's cache when given one (falling back to a GET for a key it does not hold, e.g.
+ * a CR created a moment ago), writes to the API server with the read copy's resourceVersion.
+ */
+export function crAccess(kube: KubeClient, res: ApiResource, options: CrAccessOptions = {}): CrAccess {
+  const latest = async (namespace: string, name: string, signal: AbortSignal) => {
+    try {
+      return asCr(await kube.get(res, namespace, name, { signal }));
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  };
   return {
     async get(namespace, name, { signal }) {
-      try {
-        return asCr(await kube.get(res, namespace, name, { signal }));
-      } catch (err) {
-        if (err instanceof NotFoundError) return undefined;
-        throw err;
-      }
+      const cached = options.cached?.(namespace, name);
+      return cached ? asCr(cached) : latest(namespace, name, signal);
     },
+    latest: (namespace, name, { signal }) => latest(namespace, name, signal),
     async setFinalizers(cr, finalizers, { signal }) {
       // The resourceVersion makes the merge patch conditional, so a concurrent change is never overwritten.
       const patch = { metadata: { finalizers, resourceVersion: cr.metadata.resourceVersion } };
@@ -51,12 +69,22 @@ export function crAccess(kube: KubeClient, res: ApiResource): CrAccess {
   };
 }
 
-/** Release history from the release namespace's Secrets labelled owner=helm,name=<release>. */
-export function releaseReader(kube: KubeClient): ReleaseReader {
+/**
+ * Release history from the release namespace's Secrets labelled owner=helm,name=<release>, each decoded once per
+ * resourceVersion (release-cache.ts).
+ */
+export function releaseReader(kube: KubeClient, cache: ReleaseCache = new ReleaseCache()): ReleaseReader {
   return {
     async history(namespace, release, { signal }): Promise<StoredRelease[]> {
       const list = await kube.list(SECRETS, { namespace, labelSelector: `owner=helm,name=${release}`, signal });
-      return list.items.map((s) => ({ release: releaseFromSecret(s), labels: s.metadata.labels ?? {} }));
+      const owner = `${namespace}/${release}`;
+      const stored = list.items.map((s) => {
+        const { uid = '', resourceVersion = '' } = s.metadata;
+        const decoded = cache.get({ owner, uid, resourceVersion }, () => releaseFromSecret(s));
+        return { release: decoded, labels: s.metadata.labels ?? {} };
+      });
+      cache.retainOnly(owner, new Set(list.items.map((s) => s.metadata.uid ?? '')));
+      return stored;
     },
   };
 }

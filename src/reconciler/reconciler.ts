@@ -9,10 +9,11 @@ import type { Release } from '../helm/cli.js';
 import { type HistorySummary, isPending, summarize } from '../helm/history.js';
 import { type ActionContext, install, recoverPending, upgrade } from './actions.js';
 import { type ReleaseOptions, reconcilePeriod, releaseOptions } from './annotations.js';
+import { ChartDigestMemo } from './chart-digest-memo.js';
 import { failureMessage, isRenderError } from './classify.js';
 import { decideReleaseAction, failureReason, type ReleaseAction, successReason } from './decide.js';
 import { ReleaseDeletion } from './deletion.js';
-import { chartDigest, FINGERPRINT_LABEL, fingerprintLabel, releaseFingerprint } from './fingerprint.js';
+import { FINGERPRINT_LABEL, fingerprintLabel, releaseFingerprint } from './fingerprint.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { OutsideObjectMemo } from './orphans.js';
@@ -41,12 +42,15 @@ export class HelmReconciler {
   /** status.deployedRelease per CR, built once per revision (redaction and the cap scan the whole manifest). */
   readonly #statusRelease: StatusReleaseMemo;
   readonly #deletion: ReleaseDeletion;
+  /** The chart's digest, shared by the reconciles of a few seconds (an idle reconcile reads no chart file). */
+  readonly #chartDigest: ChartDigestMemo;
 
   constructor(options: HelmReconcilerOptions) {
     this.#o = options;
     // Parsed once at construction so that a bad override fails at startup, not at the first reconcile.
     this.#overrides = parseOverrides(options.watch.overrideValues);
     this.#statusRelease = new StatusReleaseMemo(options.statusManifest);
+    this.#chartDigest = new ChartDigestMemo({ chartDir: options.watch.chart, clock: options.clock });
     this.#outside = options.outside ?? new OutsideObjectMemo();
     const forget = (key: string) => {
       this.#outside.forget(key);
@@ -135,7 +139,7 @@ export class HelmReconciler {
       dryRunOption: this.#o.watch.dryRunOption ?? '',
       ...(this.#o.postRenderArgs ? { postRender: OWNERSHIP_RENDER } : {}),
     };
-    const digest = await chartDigest(this.#o.watch.chart, { signal });
+    const digest = await this.#chartDigest.get({ signal });
     return fingerprintLabel(releaseFingerprint({ chartDigest: digest, values, options }));
   }
 

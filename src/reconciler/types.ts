@@ -52,8 +52,14 @@ export interface Signal {
 
 /** Reads and writes the watched custom resources. */
 export interface CrAccess {
-  /** The current object, or undefined when it does not exist. */
+  /**
+   * The object to reconcile, or undefined when it does not exist: the informer's copy when it has one (it may lag
+   * the API server by a watch event; a write based on it fails with a conflict), else read from the API server.
+   * Never mutate what it returns: it may be the cache's own object.
+   */
   get(namespace: string, name: string, opts: Signal): Promise<CustomResource | undefined>;
+  /** The API server's current copy, read after a write conflicted. @default none: the conflict is thrown */
+  latest?(namespace: string, name: string, opts: Signal): Promise<CustomResource | undefined>;
   /** Sets metadata.finalizers with optimistic concurrency (the object's resourceVersion); returns the new object. */
   setFinalizers(cr: CustomResource, finalizers: readonly string[], opts: Signal): Promise<CustomResource>;
   /** Replaces the status subresource; returns the new object. */

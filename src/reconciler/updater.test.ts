@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FINALIZER } from '../finalizers/finalizers.js';
+import { ConflictError } from '../kube/errors.js';
 import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
 import { StatusUpdater } from './updater.js';
 
@@ -93,5 +94,67 @@ describe('StatusUpdater', () => {
     await expect(failing.updater.apply(failing.signal)).rejects.toThrow('conflict');
     expect(ran).toEqual(['after 1 writes']);
     expect(failing.updater.shown).toEqual({ conditions: [] });
+  });
+
+  describe('a write based on a stale (cached) copy', () => {
+    /** The API server holds `server`; the updater starts from an older copy whose resourceVersion is '1'. */
+    function stale(server: CustomResource, held: CustomResource) {
+      const writes: string[] = [];
+      let current = server;
+      const write = (o: CustomResource, what: string, next: CustomResource) => {
+        if (o.metadata.resourceVersion !== current.metadata.resourceVersion) {
+          throw new ConflictError({ status: 409, reason: 'Conflict', operation: 'update' });
+        }
+        writes.push(what);
+        current = {
+          ...next,
+          metadata: { ...next.metadata, resourceVersion: `${Number(o.metadata.resourceVersion) + 1}` },
+        };
+        return current;
+      };
+      const crs: CrAccess = {
+        get: async () => held,
+        latest: async () => current,
+        setFinalizers: async (o, f) =>
+          write(o, `finalizers=${f.join(',')}`, { ...o, metadata: { ...o.metadata, finalizers: f } }),
+        writeStatus: async (o, s) =>
+          write(o, `status=${s.conditions.map((c) => c.type).join(',')}`, { ...o, status: s }),
+      };
+      return { writes, updater: new StatusUpdater({ crs, cr: held }), signal: new AbortController().signal };
+    }
+    const cr = (rv: string, finalizers: string[], status?: HelmAppStatus): CustomResource => ({
+      apiVersion: 'demo.example.com/v1alpha1',
+      kind: 'Nginx',
+      metadata: { name: 'web', namespace: 'apps', resourceVersion: rv, finalizers },
+      ...(status ? { status } : {}),
+    });
+
+    it('re-reads the CR and writes the status once more when the held copy conflicts', async () => {
+      const w = stale(cr('5', [FINALIZER], { conditions: [] }), cr('1', [FINALIZER], { conditions: [] }));
+      w.updater.setStatus(DEPLOYED);
+      await w.updater.apply(w.signal);
+      expect(w.writes).toEqual(['status=Deployed']);
+      expect(w.updater.cr.metadata.resourceVersion).toBe('6');
+    });
+
+    it('decides again on the fresh copy: no write when the server already shows that status', async () => {
+      const w = stale(cr('5', [FINALIZER], DEPLOYED), cr('1', [FINALIZER], { conditions: [] }));
+      w.updater.setStatus(DEPLOYED);
+      await w.updater.apply(w.signal);
+      expect(w.writes).toEqual([]);
+    });
+
+    it('adds the finalizer to the fresh list, keeping one another client added meanwhile', async () => {
+      const w = stale(cr('5', ['other'], { conditions: [] }), cr('1', [], { conditions: [] }));
+      await w.updater.addFinalizer(w.signal);
+      expect(w.writes).toEqual([`finalizers=other,${FINALIZER}`]);
+    });
+
+    it('removes our finalizer from the fresh list', async () => {
+      const w = stale(cr('5', [FINALIZER, 'other'], { conditions: [] }), cr('1', [FINALIZER], { conditions: [] }));
+      w.updater.removeFinalizers();
+      await w.updater.apply(w.signal);
+      expect(w.writes).toEqual(['finalizers=other']);
+    });
   });
 });

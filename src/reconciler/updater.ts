@@ -1,7 +1,9 @@
 // Collects one reconcile's status and finalizer changes and applies them together (helm-operator-plugins'
 // updater.go): the status first, then the finalizer removal, each only when something changed. Created per
 // reconcile by HelmReconciler and reconcileDeletion; never decides what the status says (status.ts does).
+// The CR may come from the informer's cache: a write that conflicts is redone once on the API server's copy.
 import { withFinalizer, withoutFinalizers } from '../finalizers/finalizers.js';
+import { ConflictError } from '../kube/errors.js';
 import { readStatus, sameStatus } from './status.js';
 import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
 
@@ -40,9 +42,10 @@ export class StatusUpdater {
    * the first helm action. The status shown is then read from the updated object.
    */
   async addFinalizer(signal: AbortSignal): Promise<void> {
-    const finalizers = withFinalizer(this.#cr.metadata.finalizers);
-    if (!finalizers) return;
-    this.#cr = await this.#crs.setFinalizers(this.#cr, finalizers, { signal });
+    await this.#onLatest(signal, async () => {
+      const finalizers = withFinalizer(this.#cr.metadata.finalizers);
+      if (finalizers) this.#cr = await this.#crs.setFinalizers(this.#cr, finalizers, { signal });
+    });
     this.#shown = readStatus(this.#cr.status);
   }
 
@@ -71,17 +74,39 @@ export class StatusUpdater {
     this.#afterApply = [];
     const status = this.#pending;
     if (status !== undefined) {
-      if (!sameStatus(this.#shown, status) || this.#cr.status === undefined) {
-        this.#cr = await this.#crs.writeStatus(this.#cr, status, { signal });
-      }
+      await this.#onLatest(signal, async () => {
+        if (!sameStatus(this.#shown, status) || this.#cr.status === undefined) {
+          this.#cr = await this.#crs.writeStatus(this.#cr, status, { signal });
+        }
+      });
       this.#pending = undefined;
       this.#shown = status;
     }
     if (this.#removeFinalizers) {
       this.#removeFinalizers = false;
-      const remaining = withoutFinalizers(this.#cr.metadata.finalizers);
-      if (remaining) this.#cr = await this.#crs.setFinalizers(this.#cr, remaining, { signal });
+      await this.#onLatest(signal, async () => {
+        const remaining = withoutFinalizers(this.#cr.metadata.finalizers);
+        if (remaining) this.#cr = await this.#crs.setFinalizers(this.#cr, remaining, { signal });
+      });
     }
     for (const fn of callbacks) fn();
+  }
+
+  /**
+   * Runs a write based on the CR held; when it conflicts (the copy was stale), re-reads the CR from the API server
+   * and runs it once more, deciding again on the fresh copy. A CR gone by then ends it quietly.
+   */
+  async #onLatest(signal: AbortSignal, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      if (!(err instanceof ConflictError) || this.#crs.latest === undefined) throw err;
+      const { namespace = '', name } = this.#cr.metadata;
+      const fresh = await this.#crs.latest(namespace, name, { signal });
+      if (fresh === undefined) return;
+      this.#cr = fresh;
+      this.#shown = readStatus(fresh.status);
+      await write();
+    }
   }
 }

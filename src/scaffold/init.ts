@@ -19,6 +19,7 @@ import { networkPolicyFiles } from './templates/network-policy.js';
 import { LAYOUT, LEGACY_LAYOUT, projectFiles } from './templates/project.js';
 import { prometheusFiles } from './templates/prometheus.js';
 import { rbacFiles } from './templates/rbac.js';
+import { shardingFiles } from './templates/sharding.js';
 
 export { PATHS } from './templates/context.js';
 
@@ -119,6 +120,7 @@ export async function runInit(opts: InitOptions, signal: AbortSignal): Promise<I
     ...defaultFiles(ctx),
     ...prometheusFiles(),
     ...networkPolicyFiles(),
+    ...shardingFiles(ctx),
   };
   const { written, skipped } = await writeFiles(opts.dir, files, { force: opts.force, signal });
   return { written, skipped, warnings: nameWarnings(opts.projectName) };

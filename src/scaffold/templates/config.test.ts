@@ -181,7 +181,17 @@ describe('config/default', () => {
 });
 
 describe('every kustomization', () => {
-  const builds = ['default', 'manager', 'rbac', 'prometheus', 'network-policy', 'crd', 'samples', 'manifests'];
+  const builds = [
+    'default',
+    'manager',
+    'rbac',
+    'prometheus',
+    'network-policy',
+    'sharding',
+    'crd',
+    'samples',
+    'manifests',
+  ];
 
   it.skipIf(!KUBECTL).each(builds)(
     'config/%s builds with kubectl kustomize (skipped unless KUBECTL names a kubectl binary)',
@@ -213,6 +223,42 @@ describe('every kustomization', () => {
       expect(deployment.metadata.labels?.['app.kubernetes.io/name']).toBe(PROJECT);
       expect(deployment.spec.selector.matchLabels).toEqual({ 'control-plane': 'controller-manager' });
       expect(all.some((o) => o.metadata.namespace === 'system')).toBe(false);
+    },
+  );
+});
+
+describe('config/sharding', () => {
+  it('turns the manager into a 3-replica StatefulSet with --shard-count=3 and POD_NAME', async () => {
+    const [k] = await objects('config/sharding/kustomization.yaml');
+    expect(k?.resources).toEqual(['../default']);
+    const patch = k?.patches?.[0];
+    expect(patch.target).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment', name: 'controller-manager' });
+    expect(patch.options).toEqual({ allowKindChange: true });
+    const ops = parse(patch.patch) as { op: string; path: string; value: unknown }[];
+    expect(ops).toEqual([
+      { op: 'replace', path: '/kind', value: 'StatefulSet' },
+      { op: 'replace', path: '/spec/replicas', value: 3 },
+      { op: 'add', path: '/spec/podManagementPolicy', value: 'Parallel' },
+      { op: 'add', path: '/spec/serviceName', value: `${PROJECT}-controller-manager-metrics-service` },
+      { op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--shard-count=3' },
+      {
+        op: 'add',
+        path: '/spec/template/spec/containers/0/env/-',
+        value: { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      },
+    ]);
+  });
+
+  it.skipIf(!KUBECTL)(
+    'builds a StatefulSet and no Deployment (skipped unless KUBECTL names a kubectl binary)',
+    async () => {
+      const { stdout } = await run(KUBECTL ?? 'kubectl', ['kustomize', join(dir, 'config/sharding')]);
+      const docs = parseAllDocuments(stdout);
+      const all = (Array.isArray(docs) ? docs : []).map((d) => d.toJS() as K8sObject);
+      const set = find(all, 'StatefulSet', `${PROJECT}-controller-manager`);
+      expect(set.spec.replicas).toBe(3);
+      expect(set.spec.template.spec.containers[0].args).toContain('--shard-count=3');
+      expect(all.some((o) => o.kind === 'Deployment')).toBe(false);
     },
   );
 });

@@ -35,7 +35,7 @@ describe("the repository's config/ tree", () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it.each(['default', 'manager', 'rbac', 'crd', 'samples', 'prometheus', 'network-policy', 'manifests'])(
+  it.each(['default', 'manager', 'rbac', 'crd', 'samples', 'prometheus', 'network-policy', 'sharding', 'manifests'])(
     'builds config/%s with kubectl kustomize',
     (overlay) => {
       expect(run(kubectl, ['kustomize', `config/${overlay}`])).toMatch(/^kind: /m);
@@ -98,6 +98,23 @@ describe("the repository's config/ tree", () => {
     expect(d.spec?.template.spec?.serviceAccountName).toBe('nginx-operator-controller-manager');
     const role = await kube.rbac.readClusterRole({ name: 'nginx-operator-manager-role' });
     expect(role.rules?.some((r) => r.resources?.includes('nginxes'))).toBe(true);
+  });
+
+  it('renders config/sharding as a 3-replica StatefulSet that the API server accepts (server-side dry run)', () => {
+    const sharded = run(kubectl, ['kustomize', 'config/sharding']);
+    const objs = parseAllDocuments(sharded).map((d) => d.toJS() as { kind: string; spec?: unknown });
+    expect(objs.some((o) => o.kind === 'Deployment')).toBe(false);
+    const set = objs.find((o) => o.kind === 'StatefulSet')?.spec as {
+      replicas: number;
+      template: { spec: { containers: { args: string[]; env: { name: string }[] }[] } };
+    };
+    expect(set.replicas).toBe(3);
+    expect(set.template.spec.containers[0]?.args).toContain('--shard-count=3');
+    expect(set.template.spec.containers[0]?.env.map((e) => e.name)).toContain('POD_NAME');
+    const ns = parseAllDocuments(sharded).find((d) => (d.toJS() as { kind?: string }).kind === 'Namespace');
+    run(kubectl, ['apply', '--server-side', '-f', '-'], String(ns));
+    const dry = run(kubectl, ['apply', '--server-side', '--dry-run=server', '-f', '-'], sharded);
+    expect(dry).toContain('statefulset.apps/nginx-operator-controller-manager serverside-applied (server dry run)');
   });
 
   it('generates a valid OLM bundle (make bundle)', () => {

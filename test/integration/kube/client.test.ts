@@ -151,6 +151,40 @@ describe('KubeClient against the test cluster', () => {
       expect(await watching).toMatchObject({ message: 'test done' });
     }));
 
+  it('lists and watches metadata only: labels and resourceVersions arrive, data never does', () =>
+    inNamespace('kube-meta', async (ns) => {
+      await client.create(configMaps, cm(ns, 'm1', { data: { secretish: 'x'.repeat(1000) } }), { signal });
+      const listed = await client.list(configMaps, { signal, namespace: ns, metadataOnly: true });
+      const m1 = listed.items.find((i) => i.metadata.name === 'm1');
+      expect(m1).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { namespace: ns } });
+      expect(m1?.metadata.resourceVersion).toBeTruthy();
+      expect(m1).not.toHaveProperty('data');
+      const events: WatchEvent[] = [];
+      const stop = new AbortController();
+      const options = {
+        namespace: ns,
+        resourceVersion: listed.resourceVersion,
+        timeoutSeconds: 60,
+        metadataOnly: true,
+      };
+      const watching = client
+        .watch(configMaps, { ...options, allowWatchBookmarks: true }, (e) => events.push(e), stop.signal)
+        .catch((e: unknown) => e);
+      await client.create(
+        configMaps,
+        cm(ns, 'm2', { metadata: { name: 'm2', labels: { a: 'b' } }, data: { k: 'v' } }),
+        {
+          signal,
+        },
+      );
+      const added = () => events.find((e) => e.type === 'ADDED' && e.object.metadata.name === 'm2');
+      await expect.poll(added, poll).toBeDefined();
+      expect(added()?.object).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { labels: { a: 'b' } } });
+      expect(added()?.object).not.toHaveProperty('data');
+      stop.abort(new Error('test done'));
+      expect(await watching).toMatchObject({ message: 'test done' });
+    }));
+
   it('resolves a watch when the server ends it after timeoutSeconds', () =>
     inNamespace('kube-watch-end', async (ns) => {
       const { resourceVersion } = await client.list(configMaps, { signal, namespace: ns });

@@ -147,7 +147,8 @@ describe('stuck releases', () => {
           poll,
         )
         .toBe('v3');
-      expect(await latestStatus('stuck-rollback')).toMatch(/:deployed$/);
+      // helm writes the ConfigMap before it marks the record deployed: poll, the record follows within moments.
+      await expect.poll(() => latestStatus('stuck-rollback'), poll).toMatch(/:deployed$/);
       await expect.poll(() => recoveredEvents('stuck-rollback'), poll).toHaveLength(1);
       const events = await recoveredEvents('stuck-rollback');
       expect(events[0]).toMatch(/^Release stuck-rollback was stuck in pending-rollback; rolled back to revision \d+$/);

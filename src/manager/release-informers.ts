@@ -1,0 +1,111 @@
+// The release-record cache of the running operator: one metadata-only informer per watched namespace on Secrets
+// labelled owner=helm (only name, namespace, uid, resourceVersion and labels are kept), indexed by release, behind
+// reconciler/release-records.ts' CachedReleaseReader. Built and started by runOperator; never holds Secret data.
+import { Informer } from '../cache/informer.js';
+import type { Clock } from '../core/clock.js';
+import { errFields } from '../core/error-fields.js';
+import type { Logger } from '../core/logger.js';
+import type { ApiResource, KubeClient, KubeObject, WatchEvent } from '../kube/types.js';
+import { releaseReader } from '../reconciler/ports.js';
+import { ReleaseCache } from '../reconciler/release-cache.js';
+import { CachedReleaseReader, type ReleaseRecordView } from '../reconciler/release-records.js';
+
+const SECRETS: ApiResource = { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
+
+export interface ReleaseInformersOptions {
+  readonly kube: KubeClient;
+  /** '' means all namespaces. */
+  readonly namespaces: readonly string[];
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface ReleaseInformers {
+  readonly reader: CachedReleaseReader;
+  /** Runs the informers until aborted. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
+  const byNamespace = new Map<string, Informer>();
+  /** `namespace/release` → the records' metadata by Secret uid. */
+  const index = new Map<string, Map<string, KubeObject>>();
+  const keyOf = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.labels?.name ?? ''}`;
+  const put = (obj: KubeObject) => {
+    const records = index.get(keyOf(obj)) ?? new Map<string, KubeObject>();
+    index.set(keyOf(obj), records.set(obj.metadata.uid ?? '', obj));
+  };
+  const remove = (obj: KubeObject) => {
+    const records = index.get(keyOf(obj));
+    records?.delete(obj.metadata.uid ?? '');
+    if (records?.size === 0) index.delete(keyOf(obj));
+  };
+  const client = metadataClient(o.kube);
+  for (const namespace of o.namespaces) {
+    const informer = new Informer({
+      client,
+      resource: SECRETS,
+      namespace,
+      labelSelector: 'owner=helm',
+      clock: o.clock,
+      onEvent: (e) => {
+        if (e.type === 'error') o.logger.warn({ namespace, phase: e.phase, err: errFields(e.error) }, 'Watch error');
+      },
+    });
+    informer.addEventHandler({
+      onAdd: put,
+      onUpdate: (old, obj) => {
+        if (keyOf(old) !== keyOf(obj)) remove(old);
+        put(obj);
+      },
+      onDelete: remove,
+    });
+    byNamespace.set(namespace, informer);
+  }
+  const informerOf = (namespace: string) => byNamespace.get(namespace) ?? byNamespace.get('');
+  const view: ReleaseRecordView = {
+    synced: (namespace) => informerOf(namespace)?.hasSynced() ?? false,
+    records: (namespace, release) => [...(index.get(`${namespace}/${release}`)?.values() ?? [])],
+  };
+  const cache = new ReleaseCache();
+  const reader = new CachedReleaseReader({ kube: o.kube, view, listed: releaseReader(o.kube, cache), cache });
+  return {
+    reader,
+    async run(signal) {
+      await Promise.all([...byNamespace.values()].map((i) => i.start(signal)));
+    },
+  };
+}
+
+/** list and watch as PartialObjectMetadata, keeping only what the reader needs (no managedFields, annotations). */
+function metadataClient(kube: KubeClient): Pick<KubeClient, 'list' | 'watch'> {
+  return {
+    async list(res, options) {
+      const result = await kube.list(res, { ...options, metadataOnly: true });
+      return { ...result, items: result.items.map(slim) };
+    },
+    watch(res, options, onEvent, signal) {
+      return kube.watch(
+        res,
+        { ...options, metadataOnly: true },
+        (e: WatchEvent) => onEvent(e.type === 'ERROR' ? e : { type: e.type, object: slim(e.object) }),
+        signal,
+      );
+    },
+  };
+}
+
+function slim(obj: KubeObject): KubeObject {
+  const { name, namespace, uid, resourceVersion, labels } = obj.metadata;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      ...(name === undefined ? {} : { name }),
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(uid === undefined ? {} : { uid }),
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+      ...(labels === undefined ? {} : { labels }),
+    },
+  };
+}

@@ -1,0 +1,184 @@
+// Helm's release records from a metadata-only informer on the watched namespaces' Secrets labelled owner=helm, so a
+// reconcile lists nothing: it reads the records' labels from the cache and GETs a record's payload only when its
+// resourceVersion is new to release-cache.ts. What this operator's own helm last did to a release is remembered
+// (observingHelm); a cached view older than that (the watch lagging our own write), an unsynced cache or an unknown
+// outcome falls back to the authoritative LIST of ports.ts. Built by the manager; never caches Secret data.
+
+import { releaseFromSecret } from '../helm/release.js';
+import type { AppliedRelease, HelmClient } from '../helm/types.js';
+import { NotFoundError } from '../kube/errors.js';
+import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import type { ReleaseCache } from './release-cache.js';
+import type { ReleaseReader, StoredRelease } from './types.js';
+
+const SECRETS: ApiResource = { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
+
+/** What the operator last knew of a release's newest record: its revision and status, none at all, or unknown. */
+type Known = { readonly version: number; readonly status: string } | 'gone' | 'unknown';
+
+/** The cached release records of a namespace, by release name (from the informer's events). */
+export interface ReleaseRecordView {
+  /** False until the informer covering `namespace` has listed once (then reads fall back to the LIST). */
+  synced(namespace: string): boolean;
+  /** The metadata of the release's records (Secrets labelled owner=helm,name=<release>). */
+  records(namespace: string, release: string): readonly KubeObject[];
+}
+
+export interface CachedReleaseReaderOptions {
+  readonly kube: Pick<KubeClient, 'get'>;
+  readonly view: ReleaseRecordView;
+  /** The authoritative reader (ports.ts' releaseReader), sharing `cache`. */
+  readonly listed: ReleaseReader;
+  readonly cache: ReleaseCache;
+}
+
+/** Records new to the cache that a read fetches one by one; more than this, and it LISTs the release's records. */
+const MAX_GETS = 2;
+
+/** Releases remembered as uninstalled, at most: enough for a CR re-created at once, bounded under churn. */
+const MAX_GONE = 1024;
+
+export class CachedReleaseReader implements ReleaseReader {
+  readonly #o: CachedReleaseReaderOptions;
+  readonly #known = new Map<string, Exclude<Known, 'gone'>>();
+  /** Uninstalled releases, oldest first. */
+  readonly #gone = new Set<string>();
+
+  constructor(options: CachedReleaseReaderOptions) {
+    this.#o = options;
+  }
+
+  async history(namespace: string, release: string, { signal }: { signal: AbortSignal }) {
+    const key = `${namespace}/${release}`;
+    const known = this.#gone.has(key) ? 'gone' : this.#known.get(key);
+    const view = this.#o.view.synced(namespace) ? this.#o.view.records(namespace, release) : undefined;
+    // Several records new to the cache (a release first seen, e.g. after a restart): one LIST beats a GET each.
+    const misses = view?.filter((r) => !this.#o.cache.peek(r.metadata.uid ?? '', r.metadata.resourceVersion ?? ''));
+    const usable = view && misses && misses.length <= MAX_GETS && known !== 'unknown' && covers(view, known);
+    const fromCache = usable ? await this.#decoded(key, view, signal) : undefined;
+    if (fromCache) return fromCache;
+    const listed = await this.#o.listed.history(namespace, release, { signal });
+    this.#remember(key, newest(listed.map((r) => r.release)));
+    return listed;
+  }
+
+  /** After this operator's helm acted on a release: its result, 'gone' after an uninstall, 'unknown' after a failure. */
+  observe(namespace: string, release: string, outcome: Known | AppliedRelease): void {
+    this.#remember(
+      `${namespace}/${release}`,
+      typeof outcome !== 'string' && 'info' in outcome ? newest([outcome]) : outcome,
+    );
+  }
+
+  #remember(key: string, known: Known): void {
+    this.#gone.delete(key);
+    this.#known.delete(key);
+    if (known !== 'gone') {
+      this.#known.set(key, known);
+      return;
+    }
+    this.#gone.add(key);
+    for (const oldest of this.#gone) {
+      if (this.#gone.size <= MAX_GONE) break;
+      this.#gone.delete(oldest);
+    }
+  }
+
+  /** The view's records decoded (cache hits, or a GET each); undefined when one vanished meanwhile. */
+  async #decoded(
+    owner: string,
+    view: readonly KubeObject[],
+    signal: AbortSignal,
+  ): Promise<StoredRelease[] | undefined> {
+    const out: StoredRelease[] = [];
+    for (const meta of view) {
+      const { uid = '', resourceVersion = '', name = '', namespace = '' } = meta.metadata;
+      let release = this.#o.cache.peek(uid, resourceVersion);
+      if (!release) {
+        let secret: KubeObject;
+        try {
+          secret = await this.#o.kube.get(SECRETS, namespace, name, { signal });
+        } catch (err) {
+          if (err instanceof NotFoundError) return undefined;
+          throw err;
+        }
+        const { uid: u = '', resourceVersion: rv = '' } = secret.metadata;
+        release = this.#o.cache.get({ owner, uid: u, resourceVersion: rv }, () => releaseFromSecret(secret));
+      }
+      out.push({ release, labels: meta.metadata.labels ?? {} });
+    }
+    return out;
+  }
+}
+
+/** True when the cached view is at least as new as what the operator knows (or knows nothing of). */
+function covers(view: readonly KubeObject[], known: Known | undefined): boolean {
+  if (known === undefined) return true;
+  if (known === 'gone') return view.length === 0;
+  if (known === 'unknown') return false;
+  return view.some((r) => {
+    const version = Number(r.metadata.labels?.version);
+    return version > known.version || (version === known.version && r.metadata.labels?.status === known.status);
+  });
+}
+
+function newest(releases: readonly { version: number; info: { status: string } }[]): Known {
+  const top = releases.reduce<(typeof releases)[number] | undefined>(
+    (a, r) => (a && a.version >= r.version ? a : r),
+    undefined,
+  );
+  return top ? { version: top.version, status: top.info.status } : 'gone';
+}
+
+/**
+ * A helm client that tells the reader what each mutating call did to its release, so the next read trusts the
+ * cache only once the cache shows it. Built by the manager around the helm client it gives the reconciler.
+ */
+export function observingHelm(helm: HelmClient, reader: Pick<CachedReleaseReader, 'observe'>): HelmClient {
+  const watch = async <T>(
+    ns: string,
+    release: string,
+    run: () => Promise<T>,
+    done: (r: T) => Known | AppliedRelease,
+  ) => {
+    try {
+      const result = await run();
+      reader.observe(ns, release, done(result));
+      return result;
+    } catch (err) {
+      reader.observe(ns, release, 'unknown');
+      throw err;
+    }
+  };
+  return {
+    version: (call) => helm.version(call),
+    install: (p) =>
+      watch(
+        p.namespace,
+        p.release,
+        () => helm.install(p),
+        (r) => r,
+      ),
+    upgrade: (p) =>
+      watch(
+        p.namespace,
+        p.release,
+        () => helm.upgrade(p),
+        (r) => r,
+      ),
+    rollback: (p) =>
+      watch(
+        p.namespace,
+        p.release,
+        () => helm.rollback(p),
+        () => 'unknown',
+      ),
+    uninstall: (p) =>
+      watch(
+        p.namespace,
+        p.release,
+        () => helm.uninstall(p),
+        () => 'gone',
+      ),
+  };
+}
