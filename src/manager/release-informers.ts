@@ -5,12 +5,10 @@ import { Informer } from '../cache/informer.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
-import type { ApiResource, KubeClient, KubeObject, WatchEvent } from '../kube/types.js';
-import { releaseReader } from '../reconciler/ports.js';
+import type { KubeClient, KubeObject, WatchEvent } from '../kube/types.js';
+import { releaseReader, SECRETS } from '../reconciler/ports.js';
 import { ReleaseCache } from '../reconciler/release-cache.js';
 import { CachedReleaseReader, type ReleaseRecordView } from '../reconciler/release-records.js';
-
-const SECRETS: ApiResource = { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 
 export interface ReleaseInformersOptions {
   readonly kube: KubeClient;

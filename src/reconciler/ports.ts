@@ -9,7 +9,14 @@ import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { ReleaseCache } from './release-cache.js';
 import type { CrAccess, CustomResource, ReleaseReader, StoredRelease } from './types.js';
 
-const SECRETS: ApiResource = { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
+/** Where Helm keeps release records (HELM_DRIVER=secret). */
+export const SECRETS: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+};
 
 /** Field manager recorded for the operator's writes. */
 export const FIELD_MANAGER = 'helm-operator';

@@ -7,11 +7,10 @@
 import { releaseFromSecret } from '../helm/release.js';
 import type { AppliedRelease, HelmClient } from '../helm/types.js';
 import { NotFoundError } from '../kube/errors.js';
-import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import type { KubeClient, KubeObject } from '../kube/types.js';
+import { SECRETS } from './ports.js';
 import type { ReleaseCache } from './release-cache.js';
 import type { ReleaseReader, StoredRelease } from './types.js';
-
-const SECRETS: ApiResource = { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 
 /** What the operator last knew of a release's newest record: its revision and status, none at all, or unknown. */
 type Known = { readonly version: number; readonly status: string } | 'gone' | 'unknown';
