@@ -3,6 +3,7 @@
 // CR's controller and answers cache lookups for drift repair. Called by the operator's dependents adapter.
 // Never caches objects outside this operator's charts (the selector is the chart label): no cluster-wide Secrets.
 import { Informer } from '../cache/informer.js';
+import { transformingClient } from '../cache/strip.js';
 import { changedBeyondBookkeeping } from '../controller/predicates.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
@@ -107,7 +108,7 @@ export class DependentWatcher {
   #start(res: ApiResource, namespace: string, signal: AbortSignal): Informer {
     const log = this.#o.logger;
     const informer = new Informer({
-      client: this.#o.kube,
+      client: transformingClient(this.#o.kube),
       resource: res,
       namespace,
       labelSelector: this.#selector,

@@ -2,6 +2,7 @@
 // fed by one informer per watched namespace (crEventHandler), reconciling through HelmReconciler, plus the
 // dependent watcher. Called by the manager (manager.ts) once it may lead; never reads process.* or exits.
 import { Informer } from '../cache/informer.js';
+import { transformingClient } from '../cache/strip.js';
 import { chartName, type Watch } from '../config/watches.js';
 import { Controller } from '../controller/controller.js';
 import { crEventHandler, dependentRouter } from '../controller/event-handlers.js';
@@ -84,13 +85,15 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     const logger = o.logger.child({ controller: name });
     // The CR informers, by namespace ('' = all namespaces, or a cluster-scoped kind): reconciles read from them.
     const informers = new Map<string, Informer>();
+    const informerOf = (namespace: string) => informers.get(namespace) ?? informers.get('');
     const cached = (namespace: string, name: string) =>
-      (informers.get(namespace) ?? informers.get(''))?.get(resource.namespaced ? namespace : '', name);
+      informerOf(namespace)?.get(resource.namespaced ? namespace : '', name);
     const gate = o.shards && shardGate({ shards: o.shards, cached: (key) => cached(...splitKey(key)) });
     const reconciler = watchReconciler({
       watch,
       resource,
       cached,
+      synced: (namespace) => informerOf(namespace)?.hasSynced() ?? false,
       name,
       kube: o.kube,
       helm,
@@ -120,7 +123,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     const namespaces = resource.namespaced ? o.namespaces : [''];
     for (const namespace of namespaces) {
       const informer = new Informer({
-        client: o.kube,
+        client: transformingClient(o.kube), // without managedFields
         resource,
         namespace,
         ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}),

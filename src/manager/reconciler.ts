@@ -25,6 +25,8 @@ export interface WatchReconcilerOptions {
   readonly resource: ApiResource;
   /** The CR informers' copy of a CR: reconciles read it instead of a GET. */
   readonly cached?: ((namespace: string, name: string) => KubeObject | undefined) | undefined;
+  /** True once the CR informer covering the namespace has listed (a CR it does not hold is then gone). */
+  readonly synced?: ((namespace: string) => boolean) | undefined;
   /** `<lowercase kind>-controller`: the events' component and the drift metrics' label. */
   readonly name: string;
   readonly kube: KubeClient;
@@ -71,7 +73,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     ...(o.postRender ? { postRenderArgs: (cr: CustomResource) => ownershipArgs(cr, chart) } : {}),
     defaultReconcilePeriodMs: o.reconcilePeriodMs,
     periodJitter: Math.random, // ±10 %: CRs created together do not stay in lockstep
-    crs: crAccess(kube, o.resource, { cached: o.cached }),
+    crs: crAccess(kube, o.resource, { cached: o.cached, synced: o.synced }),
     releases: o.releases ?? releaseReader(kube),
     helm: o.helm,
     events,

@@ -2,10 +2,11 @@
 // labelled owner=helm (only name, namespace, uid, resourceVersion and labels are kept), indexed by release, behind
 // reconciler/release-records.ts' CachedReleaseReader. Built and started by runOperator; never holds Secret data.
 import { Informer } from '../cache/informer.js';
+import { type ListWatch, transformingClient } from '../cache/strip.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
-import type { KubeClient, KubeObject, WatchEvent } from '../kube/types.js';
+import type { KubeClient, KubeObject } from '../kube/types.js';
 import { releaseReader, SECRETS } from '../reconciler/ports.js';
 import { ReleaseCache } from '../reconciler/release-cache.js';
 import { CachedReleaseReader, type ReleaseRecordView } from '../reconciler/release-records.js';
@@ -76,21 +77,12 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
 }
 
 /** list and watch as PartialObjectMetadata, keeping only what the reader needs (no managedFields, annotations). */
-function metadataClient(kube: KubeClient): Pick<KubeClient, 'list' | 'watch'> {
-  return {
-    async list(res, options) {
-      const result = await kube.list(res, { ...options, metadataOnly: true });
-      return { ...result, items: result.items.map(slim) };
-    },
-    watch(res, options, onEvent, signal) {
-      return kube.watch(
-        res,
-        { ...options, metadataOnly: true },
-        (e: WatchEvent) => onEvent(e.type === 'ERROR' ? e : { type: e.type, object: slim(e.object) }),
-        signal,
-      );
-    },
+function metadataClient(kube: KubeClient): ListWatch {
+  const metadataOnly: ListWatch = {
+    list: (res, options) => kube.list(res, { ...options, metadataOnly: true }),
+    watch: (res, options, onEvent, signal) => kube.watch(res, { ...options, metadataOnly: true }, onEvent, signal),
   };
+  return transformingClient(metadataOnly, slim);
 }
 
 function slim(obj: KubeObject): KubeObject {

@@ -34,11 +34,16 @@ export interface CrAccessOptions {
    * on a copy that lags fails with a conflict, and the updater re-reads with latest(). @default none: always GET
    */
   readonly cached?: ((namespace: string, name: string) => KubeObject | undefined) | undefined;
+  /**
+   * True once the informer covering `namespace` has listed: then a CR it does not hold is gone (every key comes from
+   * its events or from an object it held), and no GET is sent to learn that. @default never: a miss is a GET
+   */
+  readonly synced?: ((namespace: string) => boolean) | undefined;
 }
 
 /**
- * CR access: reads from the informer's cache when given one (falling back to a GET for a key it does not hold, e.g.
- * a CR created a moment ago), writes to the API server with the read copy's resourceVersion.
+ * CR access: reads from the informer's cache when given one (a GET only before it has synced), writes to the API
+ * server with the read copy's resourceVersion.
  */
 export function crAccess(kube: KubeClient, res: ApiResource, options: CrAccessOptions = {}): CrAccess {
   const latest = async (namespace: string, name: string, signal: AbortSignal) => {
@@ -52,7 +57,8 @@ export function crAccess(kube: KubeClient, res: ApiResource, options: CrAccessOp
   return {
     async get(namespace, name, { signal }) {
       const cached = options.cached?.(namespace, name);
-      return cached ? asCr(cached) : latest(namespace, name, signal);
+      if (cached) return asCr(cached);
+      return options.synced?.(namespace) ? undefined : latest(namespace, name, signal);
     },
     latest: (namespace, name, { signal }) => latest(namespace, name, signal),
     async setFinalizers(cr, finalizers, { signal }) {
