@@ -9,6 +9,12 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`;
 }
 
+/** The inverse of objectKey: `[namespace, name]`, with '' as the namespace of a cluster-scoped key. */
+export function splitKey(key: string): [namespace: string, name: string] {
+  const slash = key.indexOf('/');
+  return slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
+}
+
 export function keyOf(obj: KubeObject): string {
   return objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
 }

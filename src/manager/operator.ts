@@ -2,6 +2,7 @@
 // fed by one informer per watched namespace (crEventHandler), reconciling through HelmReconciler, plus the
 // dependent watcher. Called by the manager (manager.ts) once it may lead; never reads process.* or exits.
 import { Informer } from '../cache/informer.js';
+import { splitKey } from '../cache/store.js';
 import { transformingClient } from '../cache/strip.js';
 import { chartName, type Watch } from '../config/watches.js';
 import { Controller } from '../controller/controller.js';
@@ -165,10 +166,4 @@ async function discover(
     }
     throw err;
   });
-}
-
-/** "namespace/name" → [namespace, name]; a key without "/" is a cluster-scoped name. */
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
 }

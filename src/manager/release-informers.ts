@@ -29,15 +29,15 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
   const byNamespace = new Map<string, Informer>();
   /** `namespace/release` → the records' metadata by Secret uid. */
   const index = new Map<string, Map<string, KubeObject>>();
-  const keyOf = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.labels?.name ?? ''}`;
+  const releaseOf = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.labels?.name ?? ''}`;
   const put = (obj: KubeObject) => {
-    const records = index.get(keyOf(obj)) ?? new Map<string, KubeObject>();
-    index.set(keyOf(obj), records.set(obj.metadata.uid ?? '', obj));
+    const records = index.get(releaseOf(obj)) ?? new Map<string, KubeObject>();
+    index.set(releaseOf(obj), records.set(obj.metadata.uid ?? '', obj));
   };
   const remove = (obj: KubeObject) => {
-    const records = index.get(keyOf(obj));
+    const records = index.get(releaseOf(obj));
     records?.delete(obj.metadata.uid ?? '');
-    if (records?.size === 0) index.delete(keyOf(obj));
+    if (records?.size === 0) index.delete(releaseOf(obj));
   };
   const client = metadataClient(o.kube);
   for (const namespace of o.namespaces) {
@@ -54,7 +54,7 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
     informer.addEventHandler({
       onAdd: put,
       onUpdate: (old, obj) => {
-        if (keyOf(old) !== keyOf(obj)) remove(old);
+        if (releaseOf(old) !== releaseOf(obj)) remove(old);
         put(obj);
       },
       onDelete: remove,

@@ -2,6 +2,7 @@
 // upgrade or nothing, decided in-process from Helm's release records and a fingerprint of the inputs (no helm
 // process for an unchanged CR); failures are remediated and retried with per-CR backoff; deletion is deletion.ts.
 // Called by the controller's workers with a "namespace/name" key. Never puts values in logs, events or errors.
+import { splitKey } from '../cache/store.js';
 import { deepMerge, parseOverrides } from '../config/overrides.js';
 import { TerminalError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -61,7 +62,7 @@ export class HelmReconciler {
 
   /** `logger` (with the controller's reconcileID) replaces the constructor's logger for this reconcile. */
   async reconcile(key: string, signal: AbortSignal, logger: Logger = this.#o.logger): Promise<Outcome> {
-    const [namespace = '', name = ''] = key.includes('/') ? key.split('/', 2) : ['', key];
+    const [namespace, name] = splitKey(key);
     const cr = await this.#o.crs.get(namespace, name, { signal });
     if (!cr) return {};
     const log = logger.child({ namespace, name });

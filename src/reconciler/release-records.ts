@@ -5,7 +5,7 @@
 // outcome falls back to the authoritative LIST of ports.ts. Built by the manager; never caches Secret data.
 
 import { releaseFromSecret } from '../helm/release.js';
-import type { AppliedRelease, HelmClient } from '../helm/types.js';
+import type { AppliedRelease, HelmClient, Release } from '../helm/types.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
 import { SECRETS } from './ports.js';
@@ -52,9 +52,10 @@ export class CachedReleaseReader implements ReleaseReader {
     const known = this.#gone.has(key) ? 'gone' : this.#known.get(key);
     const view = this.#o.view.synced(namespace) ? this.#o.view.records(namespace, release) : undefined;
     // Several records new to the cache (a release first seen, e.g. after a restart): one LIST beats a GET each.
-    const misses = view?.filter((r) => !this.#o.cache.peek(r.metadata.uid ?? '', r.metadata.resourceVersion ?? ''));
-    const usable = view && misses && misses.length <= MAX_GETS && known !== 'unknown' && covers(view, known);
-    const fromCache = usable ? await this.#decoded(key, view, signal) : undefined;
+    const hits = view?.map((r) => this.#o.cache.peek(r.metadata.uid ?? '', r.metadata.resourceVersion ?? ''));
+    const misses = hits?.filter((h) => h === undefined).length ?? 0;
+    const usable = view && hits && misses <= MAX_GETS && known !== 'unknown' && covers(view, known);
+    const fromCache = usable ? await this.#decoded(key, view, hits, signal) : undefined;
     if (fromCache) return fromCache;
     const listed = await this.#o.listed.history(namespace, release, { signal });
     this.#remember(key, newest(listed.map((r) => r.release)));
@@ -83,16 +84,17 @@ export class CachedReleaseReader implements ReleaseReader {
     }
   }
 
-  /** The view's records decoded (cache hits, or a GET each); undefined when one vanished meanwhile. */
+  /** The view's records decoded (`hits` from the cache, a GET each for the rest); undefined when one vanished. */
   async #decoded(
     owner: string,
     view: readonly KubeObject[],
+    hits: readonly (Release | undefined)[],
     signal: AbortSignal,
   ): Promise<StoredRelease[] | undefined> {
     const out: StoredRelease[] = [];
-    for (const meta of view) {
-      const { uid = '', resourceVersion = '', name = '', namespace = '' } = meta.metadata;
-      let release = this.#o.cache.peek(uid, resourceVersion);
+    for (const [i, meta] of view.entries()) {
+      const { name = '', namespace = '' } = meta.metadata;
+      let release = hits[i];
       if (!release) {
         let secret: KubeObject;
         try {
