@@ -35,6 +35,7 @@
 //                                (default: --disable-openapi-validation, the cheapest helm that does the same work)
 //   BENCH_LOG=                   also write the operator's log lines to this file
 //   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
+//   TESTENV_NODES=0              fake nodes on the plane (default 0 here: no pods run, as in the published figures)
 // Ctrl-C (or SIGTERM) stops the operator and the control plane; a second Ctrl-C exits at once, and testenv's
 // watchdog (TESTENV_WATCH_PID) then stops the control plane.
 import { spawn } from 'node:child_process';
@@ -335,7 +336,10 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
   try {
     log('starting the control plane (hack/testenv.sh up)');
-    dir = lastLine(await run('bash', [TESTENV, 'up'], { TESTENV_WATCH_PID: String(process.pid) }));
+    // No fake nodes unless asked (TESTENV_NODES): pods would add the plane's own work to every figure, and the
+    // published figures and the Go operator's were measured without them.
+    const nodes = { TESTENV_NODES: env.TESTENV_NODES ?? '0' };
+    dir = lastLine(await run('bash', [TESTENV, 'up'], { TESTENV_WATCH_PID: String(process.pid), ...nodes }));
     signal.throwIfAborted();
     const bin = /^TESTENV_BIN=(.*)$/m.exec(readFileSync(join(dir, 'env'), 'utf8'))?.[1] ?? '';
     const kubeconfig = join(dir, 'kubeconfig');

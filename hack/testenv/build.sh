@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# testenv build: builds (or reuses) etcd, kube-apiserver, kube-controller-manager, kubectl, helm v3 and helm v4
-# from Go modules into a versioned cache outside the repository. Called by hack/testenv.sh build.
+# testenv build: builds (or reuses) etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok,
+# helm v3 and helm v4 from Go modules into a versioned cache outside the repository. Called by hack/testenv.sh build.
 # stdout: the bin folder, as the last line. Progress (step + elapsed seconds) goes to stderr.
 # Never downloads anything but Go modules, and never writes inside the repository.
 set -euo pipefail
 
 KUBE_VERSION=${KUBE_VERSION:-v1.36.3}
-KUBE_TOOLS=${KUBE_TOOLS:-"kube-apiserver kube-controller-manager kubectl"}
+KUBE_TOOLS=${KUBE_TOOLS:-"kube-apiserver kube-controller-manager kube-scheduler kubectl"}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.16}
 HELM3_VERSION=${HELM3_VERSION-v3.22.0}   # "" = skip
 HELM4_VERSION=${HELM4_VERSION-v4.3.1}    # "" = skip
+KWOK_VERSION=${KWOK_VERSION-v0.8.0}      # "" = skip (a plane without nodes needs no kwok)
 CACHE_ROOT=${TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/helm-operator-ts/testenv}
 
 command -v go >/dev/null || { echo "testenv build: 'go' is not on PATH; Go >= 1.26 is needed to build the test binaries (or use TEST_CLUSTER=existing)" >&2; exit 1; }
@@ -36,7 +37,7 @@ step() {
 
 # The key covers every input: versions, tool list, Go version and platform, and this script's own text.
 self_sum=$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-12)
-key="k8s-${KUBE_VERSION}-${KUBE_TOOLS// /+}_etcd-${ETCD_VERSION}_helm-${HELM3_VERSION:-none}-${HELM4_VERSION:-none}_$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)_${self_sum}"
+key="k8s-${KUBE_VERSION}-${KUBE_TOOLS// /+}_etcd-${ETCD_VERSION}_helm-${HELM3_VERSION:-none}-${HELM4_VERSION:-none}_kwok-${KWOK_VERSION:-none}_$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)_${self_sum}"
 BIN=$CACHE_ROOT/bin/$key
 if [[ -f $BIN/.complete ]]; then log "reusing $BIN"; echo "$BIN"; exit 0; fi
 
@@ -47,7 +48,7 @@ if [[ -f $BIN/.complete ]]; then log "reusing $BIN (built meanwhile)"; echo "$BI
 TMP=$(mktemp -d "$CACHE_ROOT/bin/.tmp.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/out WORK=$TMP/work
-mkdir -p "$OUT" "$WORK/k8s" "$WORK/etcd" "$WORK/helm"
+mkdir -p "$OUT" "$WORK/k8s" "$WORK/etcd" "$WORK/helm" "$WORK/kwok"
 log "cache $CACHE_ROOT; go $(go env GOVERSION); building into $BIN"
 
 # ---------- kubernetes: a wrapper module that repeats every ./staging replace of k8s.io/kubernetes ----------
@@ -104,6 +105,14 @@ helm_build() { # MAJOR VERSION
 [[ -z $HELM4_VERSION ]] || step "helm $HELM4_VERSION" helm_build 4 "$HELM4_VERSION"
 [[ -z $HELM3_VERSION ]] || ln -s helm-v3 "$OUT/helm"
 
+# ---------- kwok: fakes the kubelets of the plane's Nodes (hack/testenv/kwok-stages.yaml says what it does) ----------
+# No replace/exclude in its go.mod either; its version (pkg/consts) is in the source, so -s -w is all it needs.
+kwok_build() {
+  (cd "$WORK/kwok" && GOBIN="$WORK/kwok/bin" go install -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION")
+  mv "$WORK/kwok/bin/kwok" "$OUT/kwok"
+}
+[[ -z $KWOK_VERSION ]] || step "kwok $KWOK_VERSION" kwok_build
+
 cp "$WORK/k8s/go.mod" "$OUT/k8s-wrapper.go.mod"
 cp "$WORK/k8s/go.sum" "$OUT/k8s-wrapper.go.sum" 2>/dev/null || true
 {
@@ -111,6 +120,7 @@ cp "$WORK/k8s/go.sum" "$OUT/k8s-wrapper.go.sum" 2>/dev/null || true
   "$OUT/etcd" --version | sed -n 1p # not head: it could SIGPIPE etcd and, under pipefail, end the build
   [[ -z $HELM3_VERSION ]] || "$OUT/helm-v3" version --short
   [[ -z $HELM4_VERSION ]] || "$OUT/helm-v4" version --short
+  [[ -z $KWOK_VERSION ]] || "$OUT/kwok" --version
 } >"$OUT/VERSIONS" 2>&1
 sed 's/^/  /' "$OUT/VERSIONS" >&2
 touch "$OUT/.complete"

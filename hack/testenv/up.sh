@@ -1,12 +1,28 @@
 #!/usr/bin/env bash
-# testenv up: starts etcd, kube-apiserver and kube-controller-manager (GC + namespace controllers) on loopback,
-# envtest-style, with random free ports, RBAC and an admin client-certificate kubeconfig.
+# testenv up: starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on loopback,
+# envtest-style, with random free ports, RBAC and an admin client-certificate kubeconfig, and registers
+# TESTENV_NODES fake Nodes (default 3) that kwok keeps Ready; kwok also fakes the status of the Pods scheduled to
+# them (hack/testenv/kwok-stages.yaml). TESTENV_NODES=0 is the plane without nodes: no kube-scheduler, no kwok, and
+# kube-controller-manager runs only the garbage-collector and namespace controllers.
 # Called by hack/testenv.sh up. stdout: the work folder (holds kubeconfig, env, pki/, logs/, *.pid).
 # On a failed start it prints the failing component's log tail and stops everything it started.
 set -euo pipefail
 BIN=${TESTENV_BIN:?TESTENV_BIN must name the folder holding etcd, kube-apiserver and kube-controller-manager}
 ETCD_BIN=${TESTENV_ETCD:-$BIN/etcd}
 HERE=$(cd "$(dirname "$0")" && pwd)
+NODES=${TESTENV_NODES:-3}
+KWOK_STAGES=${TESTENV_KWOK_STAGES:-$HERE/kwok-stages.yaml}
+[[ $NODES =~ ^[0-9]+$ ]] && ((10#$NODES <= 250)) ||
+  { echo "testenv up: TESTENV_NODES=$NODES is not a number of nodes from 0 to 250" >&2; exit 1; }
+NODES=$((10#$NODES))
+# Checked before the work folder exists, so that a missing binary leaves nothing behind.
+need=("$ETCD_BIN" "$BIN/kube-apiserver")
+((NODES == 0)) || need+=("$BIN/kube-scheduler" "$BIN/kwok")
+for b in "${need[@]}"; do
+  [[ -x $b ]] || { echo "testenv up: $b is missing; run 'hack/testenv.sh build' first (or TESTENV_NODES=0 for a plane without nodes)" >&2; exit 1; }
+done
+command -v openssl >/dev/null || { echo "testenv up: openssl is needed (apt-get install openssl)" >&2; exit 1; }
+command -v curl >/dev/null || { echo "testenv up: curl is needed (apt-get install curl)" >&2; exit 1; }
 W=${1:-$(mktemp -d "${TMPDIR:-/tmp}/testenv.XXXXXX")}
 mkdir -p "$W/pki" "$W/etcd-data" "$W/logs"
 chmod 700 "$W" "$W/etcd-data"
@@ -16,24 +32,18 @@ T0=$(date +%s%N)
 ms() { echo $((($(date +%s%N) - T0) / 1000000)); }
 log() { echo "testenv up [$(ms)ms] $*" >&2; }
 
-for b in "$ETCD_BIN" "$BIN/kube-apiserver"; do
-  [[ -x $b ]] || { echo "testenv up: $b is missing; run 'hack/testenv.sh build' first" >&2; exit 1; }
-done
-command -v openssl >/dev/null || { echo "testenv up: openssl is needed (apt-get install openssl)" >&2; exit 1; }
-command -v curl >/dev/null || { echo "testenv up: curl is needed (apt-get install curl)" >&2; exit 1; }
-
 ok=0
 trap '[[ $ok == 1 ]] || TESTENV_KEEP=${TESTENV_KEEP:-1} "$HERE/down.sh" "$W" >&2' EXIT
 
-# Free ports: bind port 0 on loopback, read the port, close. All four are taken at once so they differ.
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT < <(
+# Free ports: bind port 0 on loopback, read the port, close. All five are taken at once so they differ.
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT SCHED_PORT < <(
   python3 -c 'import socket
-ss=[socket.socket() for _ in range(4)]
+ss=[socket.socket() for _ in range(5)]
 [s.bind(("127.0.0.1",0)) for s in ss]
 print(*[s.getsockname()[1] for s in ss])' 2>/dev/null ||
-    node -e 'const n=require("net");const ss=[0,1,2,3].map(()=>n.createServer());let p=[];ss.forEach(s=>s.listen(0,"127.0.0.1",()=>{p.push(s.address().port);if(p.length===4){console.log(p.join(" "));ss.forEach(x=>x.close())}}))'
+    node -e 'const n=require("net");const ss=[0,1,2,3,4].map(()=>n.createServer());let p=[];ss.forEach(s=>s.listen(0,"127.0.0.1",()=>{p.push(s.address().port);if(p.length===5){console.log(p.join(" "));ss.forEach(x=>x.close())}}))'
 )
-[[ -n ${KCM_PORT:-} ]] || { echo "testenv up: could not find free ports (needs python3 or node)" >&2; exit 1; }
+[[ -n ${SCHED_PORT:-} ]] || { echo "testenv up: could not find free ports (needs python3 or node)" >&2; exit 1; }
 
 # wait_for NAME CMD...: poll CMD every 0.1 s until it succeeds, the process dies, or TIMEOUT.
 wait_for() {
@@ -56,6 +66,14 @@ start() {
   setsid "$@" >"$W/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$W/$name.pid"
 }
+
+# ---- etcd (started first: it needs no certificates, and the PKI is made while it starts) ----
+etcd_extra=()
+if "$ETCD_BIN" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then etcd_extra+=(--unsafe-no-fsync=true); fi
+start etcd "$ETCD_BIN" --name=testenv --data-dir="$W/etcd-data" \
+  --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster="testenv=http://127.0.0.1:$ETCD_PEER_PORT" --log-level=warn "${etcd_extra[@]}"
 
 # ---- PKI: one CA signs the serving cert and the admin client cert; a separate service-account key ----
 P=$W/pki
@@ -98,17 +116,9 @@ openssl pkey -in "$P/sa.key" -pubout -out "$P/sa.pub" 2>/dev/null
 chmod 600 "$P"/*.key
 log "pki ready"
 
-# ---- etcd ----
-etcd_extra=()
-if "$ETCD_BIN" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then etcd_extra+=(--unsafe-no-fsync=true); fi
-start etcd "$ETCD_BIN" --name=testenv --data-dir="$W/etcd-data" \
-  --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
-  --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
-  --initial-cluster="testenv=http://127.0.0.1:$ETCD_PEER_PORT" --log-level=warn "${etcd_extra[@]}"
-wait_for etcd curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
-log "etcd healthy on 127.0.0.1:$ETCD_PORT"
-
 # ---- kube-apiserver ----
+# TaintNodesByCondition is off: it taints every new Node node.kubernetes.io/not-ready:NoSchedule, and only the
+# node-lifecycle-controller (not run here: kwok's Nodes send no heartbeats) would take that taint off again.
 # shellcheck disable=SC2086 # TESTENV_APISERVER_EXTRA_ARGS is a list of flags on purpose
 start kube-apiserver "$BIN/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
@@ -121,13 +131,13 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --service-account-signing-key-file="$P/sa.key" \
   --service-cluster-ip-range=${TESTENV_SERVICE_CIDR:-10.0.0.0/16} \
   --allow-privileged=true \
-  --disable-admission-plugins=ServiceAccount \
+  --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
   --endpoint-reconciler-type=none \
   ${TESTENV_APISERVER_EXTRA_ARGS:-}
-admin_curl() { curl -fsS --cacert "$P/ca.crt" --cert "$P/admin.crt" --key "$P/admin.key" "https://127.0.0.1:$API_PORT$1"; }
-wait_for kube-apiserver admin_curl /readyz
-log "kube-apiserver ready (/readyz) on 127.0.0.1:$API_PORT"
-wait_for kube-apiserver admin_curl /api/v1/namespaces/default
+# kube-apiserver retries etcd while it starts, so it started without waiting; etcd's own check comes now, so that
+# an etcd failure shows etcd's log rather than the API server's.
+wait_for etcd curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
+log "etcd healthy on 127.0.0.1:$ETCD_PORT"
 
 # ---- kubeconfig: the admin user is a client certificate in group system:masters ----
 cat >"$W/kubeconfig" <<KC
@@ -153,18 +163,76 @@ current-context: testenv
 KC
 chmod 600 "$W/kubeconfig"
 
-# ---- kube-controller-manager: garbage collector + namespace deletion only (TESTENV_KCM=0 skips it) ----
+# (-A: the API server pretty-prints JSON for a curl user agent; nodes_ready below greps the compact form)
+admin_curl() { curl -fsS -A testenv-up --cacert "$P/ca.crt" --cert "$P/admin.crt" --key "$P/admin.key" "https://127.0.0.1:$API_PORT$1" "${@:2}"; }
+wait_for kube-apiserver admin_curl /readyz
+log "kube-apiserver ready (/readyz) on 127.0.0.1:$API_PORT"
+
+# ---- kube-controller-manager, kube-scheduler and kwok start together; then the Nodes are registered ----
+# kube-controller-manager (TESTENV_KCM=0 skips it): the garbage collector and namespace deletion, and with nodes
+# also the workload controllers and the service-account token controller (legacy token Secrets).
+KCM_CONTROLLERS=garbage-collector-controller,namespace-controller
+if ((NODES > 0)); then
+  KCM_CONTROLLERS+=,deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller
+  KCM_CONTROLLERS+=,job-controller,endpointslice-controller,serviceaccount-token-controller
+fi
 if [[ ${TESTENV_KCM:-1} == 1 ]]; then
   [[ -x $BIN/kube-controller-manager ]] || { echo "testenv up: $BIN/kube-controller-manager is missing" >&2; exit 1; }
   start kube-controller-manager "$BIN/kube-controller-manager" \
     --kubeconfig="$W/kubeconfig" \
-    --controllers="${TESTENV_KCM_CONTROLLERS:-garbage-collector-controller,namespace-controller}" \
+    --controllers="${TESTENV_KCM_CONTROLLERS:-$KCM_CONTROLLERS}" \
     --leader-elect=false \
     --use-service-account-credentials=false \
+    --service-account-private-key-file="$P/sa.key" --root-ca-file="$P/ca.crt" \
     --bind-address=127.0.0.1 --secure-port="$KCM_PORT" \
     --kube-api-qps=100 --kube-api-burst=200
+fi
+if ((NODES > 0)); then
+  start kube-scheduler "$BIN/kube-scheduler" \
+    --kubeconfig="$W/kubeconfig" \
+    --leader-elect=false \
+    --bind-address=127.0.0.1 --secure-port="$SCHED_PORT" \
+    --kube-api-qps=100 --kube-api-burst=200
+  # kwok: only our stages (KWOK_WORKDIR keeps it from reading ~/.kwok/kwok.yaml), only the Nodes labelled below,
+  # no node leases (nothing reads them), no server. Pod IPs come from each Node's podCIDR.
+  mkdir -p "$W/kwok"
+  start kwok env KWOK_WORKDIR="$W/kwok" "$BIN/kwok" \
+    --kubeconfig="$W/kubeconfig" \
+    --config="$KWOK_STAGES" \
+    --manage-nodes-with-label-selector=testenv.local/node=true \
+    --node-lease-duration-seconds=0 \
+    --cidr=10.244.0.0/24
+fi
+# (the components above do not need the default namespace; tests and charts do)
+wait_for kube-apiserver admin_curl /api/v1/namespaces/default
+if ((NODES > 0)); then
+  # The Nodes: name testenv-node-N, InternalIP 10.200.0.N, podCIDR 10.244.N.0/24; no taints, so every Pod fits.
+  kubelet_version=$(sed -n 's/^Kubernetes //p' "$BIN/VERSIONS" 2>/dev/null || true)
+  for ((n = 1; n <= NODES; n++)); do
+    admin_curl /api/v1/nodes -X POST -H 'Content-Type: application/json' -o /dev/null -d @- <<NODE
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"testenv-node-$n",
+ "labels":{"testenv.local/node":"true","kubernetes.io/hostname":"testenv-node-$n",
+  "kubernetes.io/os":"linux","kubernetes.io/arch":"amd64"},
+ "annotations":{"testenv.local/node-ip":"10.200.0.$n","testenv.local/kubelet-version":"${kubelet_version:-}",
+  "node.alpha.kubernetes.io/ttl":"0"}},
+ "spec":{"podCIDR":"10.244.$n.0/24","podCIDRs":["10.244.$n.0/24"]}}
+NODE
+  done
+  log "registered $NODES nodes"
+fi
+
+if [[ -f $W/kube-controller-manager.pid ]]; then
   wait_for kube-controller-manager curl -fsSk "https://127.0.0.1:$KCM_PORT/healthz"
-  log "kube-controller-manager healthy on 127.0.0.1:$KCM_PORT"
+  log "kube-controller-manager healthy on 127.0.0.1:$KCM_PORT (${TESTENV_KCM_CONTROLLERS:-$KCM_CONTROLLERS})"
+fi
+if ((NODES > 0)); then
+  wait_for kube-scheduler curl -fsSk "https://127.0.0.1:$SCHED_PORT/healthz"
+  log "kube-scheduler healthy on 127.0.0.1:$SCHED_PORT"
+  nodes_ready() {
+    (($(admin_curl '/api/v1/nodes?labelSelector=testenv.local%2Fnode%3Dtrue' | grep -o '"type":"Ready","status":"True"' | wc -l) >= NODES))
+  }
+  wait_for kwok nodes_ready
+  log "$NODES nodes Ready (kwok)"
 fi
 
 cat >"$W/env" <<ENV
@@ -173,6 +241,7 @@ TESTENV_DIR=$W
 TESTENV_BIN=$BIN
 TESTENV_API_URL=https://127.0.0.1:$API_PORT
 TESTENV_ETCD_URL=http://127.0.0.1:$ETCD_PORT
+TESTENV_NODES=$NODES
 ENV
 
 # Optional watchdog: when TESTENV_WATCH_PID dies (a killed test runner), stop everything started here.

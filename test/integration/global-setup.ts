@@ -1,16 +1,20 @@
 // Vitest global setup for the integration project: starts (or connects to) exactly one cluster per run and
-// hands its kubeconfig and helm binaries to the tests via `inject('cluster')`. Its teardown always runs, also
-// when tests fail; a watchdog in hack/testenv/up.sh stops the local control plane if this runner is killed.
+// hands its kubeconfig, helm binaries and number of Ready nodes to the tests via `inject('cluster')`. Its teardown
+// always runs, also when tests fail; a watchdog in hack/testenv/up.sh stops the local control plane if this runner
+// is killed. The local plane has TESTENV_NODES (default 3) fake kwok Nodes; TESTENV_NODES=0 starts it without.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { TestProject } from 'vitest/node';
 import {
   ClusterConfigError,
   type ClusterInfo,
   existingKubeconfig,
+  localNodeCount,
   parseClusterMode,
+  readyNodeCount,
 } from '../support/cluster-config.js';
 import { run } from '../support/run.js';
 
@@ -47,7 +51,10 @@ async function startLocal(): Promise<Started> {
     (await run('bash', [TESTENV, 'build'], { inheritStderr: true })).trim().split('\n').pop();
   if (!bin) throw new ClusterConfigError('hack/testenv.sh build printed no bin folder');
   const hint = 'run `hack/testenv.sh build` (needs Go >= 1.26), or use TEST_CLUSTER=existing';
+  const wantNodes = localNodeCount(process.env.TESTENV_NODES);
   for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager']) requireBinary(join(bin, b), hint);
+  const nodeHint = `${hint}; TESTENV_NODES=0 starts the plane without nodes, which needs neither`;
+  if (wantNodes > 0) for (const b of ['kube-scheduler', 'kwok']) requireBinary(join(bin, b), nodeHint);
   const helms: Record<string, string> = { 'helm-v3': requireBinary(join(bin, 'helm-v3'), hint) };
   if (existsSync(join(bin, 'helm-v4'))) helms['helm-v4'] = join(bin, 'helm-v4');
   const dir = (
@@ -64,8 +71,10 @@ async function startLocal(): Promise<Started> {
   );
   const kubeconfig = env.KUBECONFIG;
   if (!kubeconfig) throw new ClusterConfigError(`${dir}/env has no KUBECONFIG`);
+  // up.sh waited until that many Nodes were Ready before it wrote the env file.
+  const nodes = Number(env.TESTENV_NODES ?? '0');
   return {
-    info: { mode: 'local', kubeconfig, helms, kubectl: join(bin, 'kubectl'), testenvBin: bin },
+    info: { mode: 'local', kubeconfig, helms, kubectl: join(bin, 'kubectl'), testenvBin: bin, nodes },
     stop: async () => {
       await run('bash', [TESTENV, 'down', dir], { inheritStderr: true });
     },
@@ -84,9 +93,29 @@ async function helmFromEnv(): Promise<Record<string, string>> {
   return { helm };
 }
 
+/** Ready, schedulable Nodes of the cluster in `kubeconfig`; with `waitMs`, polls until there is one or time is up. */
+async function countReadyNodes(kubeconfig: string, waitMs = 0): Promise<number> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const n = readyNodeCount((await core.listNode()).items);
+    if (n > 0 || Date.now() >= deadline) return n;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 async function useExisting(): Promise<Started> {
   const kubeconfig = existingKubeconfig(process.env);
-  return { info: { mode: 'existing', kubeconfig, helms: await helmFromEnv() }, stop: async () => {} };
+  const helms = await helmFromEnv();
+  let nodes: number;
+  try {
+    nodes = await countReadyNodes(kubeconfig);
+  } catch (err) {
+    throw new ClusterConfigError(`TEST_CLUSTER=existing could not list the Nodes of ${kubeconfig}: ${String(err)}`);
+  }
+  return { info: { mode: 'existing', kubeconfig, helms, nodes }, stop: async () => {} };
 }
 
 async function startK3s(): Promise<Started> {
@@ -104,8 +133,17 @@ async function startK3s(): Promise<Started> {
   const dir = mkdtempSync(join(tmpdir(), 'k3s-'));
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, container.getKubeConfig(), { mode: 0o600 });
+  // k3s's own kubelet registers its Node shortly after the API answers.
+  let nodes: number;
+  try {
+    nodes = await countReadyNodes(kubeconfig, 60_000);
+  } catch (err) {
+    await container.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw new ClusterConfigError(`TEST_CLUSTER=k3s could not list the Nodes of ${image}: ${String(err)}`);
+  }
   return {
-    info: { mode: 'k3s', kubeconfig, helms },
+    info: { mode: 'k3s', kubeconfig, helms, nodes },
     stop: async () => {
       await container.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -14,6 +14,37 @@ export interface ClusterInfo {
   readonly kubectl?: string;
   /** The testenv bin folder (local mode only): lets tests start extra control planes. */
   readonly testenvBin?: string;
+  /**
+   * Ready, schedulable Nodes when the run started: on the local control plane the kwok Nodes (TESTENV_NODES,
+   * default 3), elsewhere the cluster's own. 0 means no Pod will ever run; tests that need Pods skip, saying why.
+   */
+  readonly nodes: number;
+}
+
+/** The shape of a Node that readyNodeCount reads (a subset of the API's V1Node). */
+export interface NodeLike {
+  readonly spec?: { readonly unschedulable?: boolean };
+  readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string }[] };
+}
+
+/** How many Nodes can run Pods: their Ready condition is True and they are not cordoned. */
+export function readyNodeCount(nodes: readonly NodeLike[]): number {
+  return nodes.filter(
+    (n) => !n.spec?.unschedulable && n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  ).length;
+}
+
+/**
+ * TESTENV_NODES as hack/testenv/up.sh reads it: unset or empty means 3; otherwise a whole number from 0 to 250.
+ * The global setup needs it before `up` to know which binaries the plane requires.
+ */
+export function localNodeCount(value: string | undefined): number {
+  const v = (value ?? '').trim();
+  if (v === '') return 3;
+  if (!/^[0-9]+$/.test(v) || Number(v) > 250) {
+    throw new ClusterConfigError(`TESTENV_NODES=${JSON.stringify(value)} is not a number of nodes from 0 to 250`);
+  }
+  return Number(v);
 }
 
 export class ClusterConfigError extends Error {

@@ -254,8 +254,8 @@ export async function releaseRevisions(kube: TestKube, namespace: string, releas
 }
 
 /**
- * Marks the test chart's hook Jobs in `namespace` as complete (there is no job controller or kubelet in the test
- * control plane, so helm would otherwise wait for them). Returns how many it completed.
+ * Marks the test chart's hook Jobs in `namespace` as complete, for hooks whose pods never run (the failing chart's
+ * hook, or one pinned to no node), so helm would otherwise wait for them. Returns how many it completed.
  */
 export async function completeHookJobs(kube: TestKube, namespace: string): Promise<number> {
   const jobs = await kube.batch.listNamespacedJob({ namespace, labelSelector: 'test.helm-operator/hook=true' });
@@ -269,6 +269,8 @@ export async function completeHookJobs(kube: TestKube, namespace: string): Promi
       startTime: job.status?.startTime ?? now,
       completionTime: now,
       succeeded: 1,
+      // With a job controller on the plane a Pending pod counts as active; a finished Job must have none.
+      active: 0,
       conditions: [condition('SuccessCriteriaMet'), condition('Complete')],
     };
     await kube.batch.replaceNamespacedJobStatus({ name: job.metadata?.name ?? '', namespace, body: job });
