@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make demo`: builds what is missing (Go binaries, the operator), starts a local control plane, installs the sample
-# CRD, runs the operator, applies the sample CR and shows it reach Deployed, then leaves the operator running so
-# you can edit or delete the CR. Ctrl-C stops everything it started. Called by the Makefile (Node >= 22 on PATH).
+# `make demo`: builds what is missing (Go binaries, the operator), starts a local control plane with fake nodes,
+# installs the sample CRD, runs the operator, applies the sample CR and shows it reach Deployed and then Ready,
+# then leaves the operator running so you can edit or delete the CR. Ctrl-C stops everything it started.
+# Called by the Makefile (Node >= 22 on PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -43,11 +44,23 @@ for ((i = 0; i < 120; i++)); do
   sleep 0.5
 done
 [[ $status == True ]] || { echo "demo: nginx-sample is not Deployed after 60s; operator log:" >&2; tail -n 40 "$LOG" >&2; exit 1; }
+echo "demo: waiting for nginx-sample to be Ready (its Deployment available on the plane's fake nodes) ..." >&2
+for ((i = 0; i < 120; i++)); do
+  ready=$($K get nginx nginx-sample -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null || true)
+  [[ $ready == True ]] && break
+  kill -0 "$OP_PID" 2>/dev/null || { echo "demo: the operator exited; its log:" >&2; cat "$LOG" >&2; exit 1; }
+  sleep 0.5
+done
+[[ $ready == True ]] || {
+  echo "demo: nginx-sample is not Ready after 60s:" >&2
+  $K get nginx nginx-sample -o jsonpath='{.status.conditions[?(@.type=="Ready")]}' >&2
+  exit 1
+}
 
 echo
 $K get nginx
 echo
-$K get deployment,service,configmap -l app.kubernetes.io/instance=nginx-sample
+$K get deployment,pod,service,configmap -l app.kubernetes.io/instance=nginx-sample
 echo
 tail -n 5 "$LOG"
 cat <<MSG

@@ -21,7 +21,7 @@ import { createMetricsAuthorizer } from '../server/metrics-auth.js';
 import { servingCertificate } from '../server/selfsigned.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
-import { type HelmObserver, timedHelm } from './helm-metrics.js';
+import { type HelmObserver, HelmRuns, timedHelm } from './helm-metrics.js';
 import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { ownShard } from './shard-flags.js';
@@ -140,7 +140,9 @@ async function run(argv: readonly string[]): Promise<number> {
     const probe = timedHelm(createHelmCli(helmBase), observeHelm);
     const helmVersion = await probe.version({ signal: AbortSignal.timeout(30_000) });
     checkHelmVersion(helmVersion);
-    const helm = timedHelm(createHelmCli({ ...helmBase, postRenderer, major: helmVersion.major }), observeHelm);
+    const runs = new HelmRuns();
+    metrics.helmStillRunning(() => runs.stillRunning());
+    const helm = timedHelm(createHelmCli({ ...helmBase, postRenderer, major: helmVersion.major }), observeHelm, runs);
     logger.info({ helm: helmVersion.version, binary: opts.helmBinary }, 'Found helm');
 
     const conn = kube.describe();

@@ -1,13 +1,39 @@
-// Decorates a HelmClient so that every call is timed into helm_operator_helm_exec_duration_seconds{action,result}.
-// Called by the CLI (main.ts) around the real helm adapter; it never changes arguments, results or errors.
+// Decorates a HelmClient so that every call is timed into helm_operator_helm_exec_duration_seconds{action,result},
+// and the release commands still running past their HelmStillRunning threshold can be counted at each scrape
+// (helm_operator_helm_still_running{action}). Called by the CLI (main.ts) around the real helm adapter; it never
+// changes arguments, results or errors.
 import type { HelmClient } from '../helm/cli.js';
+import { DEFAULT_HELM_TIMEOUT_MS, stillRunningAfterMs } from '../helm/timeout.js';
 import type { HelmAction } from '../observability/metrics.js';
 
 export type HelmObserver = (action: HelmAction, result: 'success' | 'error', seconds: number) => void;
 
-export function timedHelm(helm: HelmClient, observe: HelmObserver): HelmClient {
-  const time = async <T>(action: HelmAction, call: () => Promise<T>): Promise<T> => {
+type ReleaseAction = Exclude<HelmAction, 'version'>;
+const RELEASE_ACTIONS: readonly ReleaseAction[] = ['install', 'upgrade', 'uninstall', 'rollback'];
+
+/** The helm release commands running now, each with its start and its HelmStillRunning threshold. */
+export class HelmRuns {
+  readonly #running = new Set<{ readonly action: ReleaseAction; readonly dueAt: number }>();
+
+  /** Records a run that starts now; the returned function ends it. */
+  start(action: ReleaseAction, timeoutMs = DEFAULT_HELM_TIMEOUT_MS): () => void {
+    const run = { action, dueAt: performance.now() + stillRunningAfterMs(timeoutMs) };
+    this.#running.add(run);
+    return () => this.#running.delete(run);
+  }
+
+  /** How many runs of each action have outlived their threshold (every action listed, 0 when none). */
+  stillRunning(now = performance.now()): Record<ReleaseAction, number> {
+    const counts = Object.fromEntries(RELEASE_ACTIONS.map((a) => [a, 0])) as Record<ReleaseAction, number>;
+    for (const run of this.#running) if (run.dueAt <= now) counts[run.action]++;
+    return counts;
+  }
+}
+
+export function timedHelm(helm: HelmClient, observe: HelmObserver, runs?: HelmRuns): HelmClient {
+  const time = async <T>(action: HelmAction, call: () => Promise<T>, timeoutMs?: number): Promise<T> => {
     const started = performance.now();
+    const end = action === 'version' ? undefined : runs?.start(action, timeoutMs);
     try {
       const out = await call();
       observe(action, 'success', (performance.now() - started) / 1000);
@@ -15,13 +41,15 @@ export function timedHelm(helm: HelmClient, observe: HelmObserver): HelmClient {
     } catch (err) {
       observe(action, 'error', (performance.now() - started) / 1000);
       throw err;
+    } finally {
+      end?.();
     }
   };
   return {
     version: (call) => time('version', () => helm.version(call)),
-    install: (params) => time('install', () => helm.install(params)),
-    upgrade: (params) => time('upgrade', () => helm.upgrade(params)),
-    uninstall: (params) => time('uninstall', () => helm.uninstall(params)),
-    rollback: (params) => time('rollback', () => helm.rollback(params)),
+    install: (params) => time('install', () => helm.install(params), params.timeoutMs),
+    upgrade: (params) => time('upgrade', () => helm.upgrade(params), params.timeoutMs),
+    uninstall: (params) => time('uninstall', () => helm.uninstall(params), params.timeoutMs),
+    rollback: (params) => time('rollback', () => helm.rollback(params), params.timeoutMs),
   };
 }

@@ -448,6 +448,42 @@ describe('parseWatches', () => {
     });
   });
 
+  describe('helmTimeout, a key of this operator that operator-sdk ignores', () => {
+    it("reads it as helm's --timeout for the kind, and warns that operator-sdk would keep helm's 5m", () => {
+      const { watches, warnings } = load(entry('  helmTimeout: 2m\n'));
+      expect(watches[0]?.helmTimeoutMs).toBe(120_000);
+      expect(warnings).toEqual([
+        `watches.yaml:1: entry 1 ${NGINX}: helmTimeout: operator-sdk's helm-operator ignores this key, so the project behaves differently there: helm keeps its default --timeout of 5m for hooks and waits`,
+      ]);
+    });
+
+    it("leaves it out when absent (helm's default 5m applies)", () => {
+      expect(load(entry()).watches[0]).not.toHaveProperty('helmTimeoutMs');
+    });
+
+    it.each([
+      ['helmTimeout: 90', 'helmTimeout: must be a duration string with a unit, e.g. "90s", not the number 90'],
+      ['helmTimeout: "90"', 'helmTimeout: invalid duration "90": missing unit'],
+      ['helmTimeout: 0s', 'helmTimeout: invalid helm timeout "0s": it must be above zero'],
+      ['helmTimeout: -1m', 'helmTimeout: invalid helm timeout "-1m": it must be above zero'],
+      ['helmTimeout: 48h', 'helmTimeout: invalid helm timeout "48h": it must be at most 24h'],
+      ['helmTimeout: [1m]', 'helmTimeout: must be a duration string with a unit, not a list'],
+    ])('rejects %j, naming the file, entry and field', (line, message) => {
+      const lines = problems(entry(`  ${line}\n`));
+      expect(lines).toEqual([
+        expect.stringMatching(/^watches\.yaml:1: entry 1 \(demo\.example\.com\/v1alpha1, Kind=Nginx\): /),
+      ]);
+      expect(lines[0]).toContain(message);
+      expect(lines[0]).not.toContain('(as in operator-sdk)');
+    });
+
+    it('warns the same way about maxConcurrentReconciles, the other key operator-sdk ignores', () => {
+      expect(load(entry('  maxConcurrentReconciles: 4\n')).warnings).toEqual([
+        `watches.yaml:1: entry 1 ${NGINX}: maxConcurrentReconciles: operator-sdk's helm-operator ignores this key, so the project behaves differently there: every kind gets --max-concurrent-reconciles workers`,
+      ]);
+    });
+  });
+
   describe('when dryRunOption is not a value Helm knows', () => {
     it('warns and keeps it', () => {
       const { watches, warnings } = load(entry('  dryRunOption: Server\n'));

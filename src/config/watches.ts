@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { parseHelmTimeout } from '../helm/timeout.js';
 import { checkChartDir, fsProblem } from './chart-dir.js';
 import { parseDuration } from './duration.js';
 import { canonicalFields, describe, isMapping, isSet, q, type Report } from './fields.js';
@@ -52,6 +53,8 @@ export interface Watch {
   maxConcurrentReconciles?: number;
   /** Helm's DryRunOption for the dry-run upgrade that decides whether to upgrade, e.g. "server"; absent when empty. */
   dryRunOption?: string;
+  /** Not an operator-sdk field: helm's `--timeout` for this kind's releases; absent means helm's default (5m). */
+  helmTimeoutMs?: number;
 }
 
 export interface ParseWatchesOptions {
@@ -84,8 +87,13 @@ interface Context {
 
 const FIELDS = [
   ...['group', 'version', 'kind', 'chart', 'watchDependentResources', 'overrideValues', 'selector'],
-  ...['reconcilePeriod', 'maxConcurrentReconciles', 'dryRunOption'],
+  ...['reconcilePeriod', 'maxConcurrentReconciles', 'dryRunOption', 'helmTimeout'],
 ];
+/** This operator's own keys, which operator-sdk's helm-operator silently ignores: what happens there instead. */
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  maxConcurrentReconciles: 'every kind gets --max-concurrent-reconciles workers',
+  helmTimeout: 'helm keeps its default --timeout of 5m for hooks and waits',
+};
 const KNOWN_DRY_RUN = ['client', 'server', 'none', 'true', 'false'];
 const DNS_LABEL = /^(?=.{1,63}$)[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
@@ -231,20 +239,8 @@ function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Wa
   const overrideValues = readOverrides(fields.get('overrideValues'), node, ctx.options.env, fail, warn);
   const selector = isSet(fields.get('selector')) ? readSelector(fields.get('selector'), fail, warn) : undefined;
 
-  let reconcilePeriodMs: number | undefined;
-  const period = fields.get('reconcilePeriod');
-  try {
-    if (typeof period === 'string') reconcilePeriodMs = parseDuration(period) || undefined;
-    else if (fields.has('reconcilePeriod')) {
-      const unit = typeof period === 'bigint' || typeof period === 'number' ? `, e.g. "${period}s"` : '';
-      fail(
-        `reconcilePeriod: must be a duration string with a unit${unit}, not ${describe(period)} (as in operator-sdk)`,
-      );
-    }
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    fail(`reconcilePeriod: ${err.message}`);
-  }
+  const reconcilePeriodMs = durationField(fields, 'reconcilePeriod', parseDuration, fail) || undefined;
+  const helmTimeoutMs = durationField(fields, 'helmTimeout', parseHelmTimeout, fail);
 
   const mcr = fields.get('maxConcurrentReconciles');
   const maxConcurrentReconciles =
@@ -261,11 +257,42 @@ function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Wa
     );
   }
 
+  for (const [field, there] of Object.entries(EXTENSIONS)) {
+    if (isSet(fields.get(field))) {
+      warn(
+        `${field}: operator-sdk's helm-operator ignores this key, so the project behaves differently there: ${there}`,
+      );
+    }
+  }
+
   if (ctx.errors.length > errorCount) return undefined;
   const watch: Watch = { group, version, kind, chart, watchDependentResources: wdr !== false, overrideValues };
   if (selector !== undefined) Object.assign(watch, { selector, labelSelector: labelSelectorString(selector) });
   if (reconcilePeriodMs !== undefined) watch.reconcilePeriodMs = reconcilePeriodMs;
   if (maxConcurrentReconciles !== undefined) watch.maxConcurrentReconciles = maxConcurrentReconciles;
   if (dryRunOption !== undefined) watch.dryRunOption = dryRunOption;
+  if (helmTimeoutMs !== undefined) watch.helmTimeoutMs = helmTimeoutMs;
   return watch;
+}
+
+/** A Go duration field (a string with a unit, as in operator-sdk), parsed by `parse`; undefined when absent or bad. */
+function durationField(
+  fields: ReadonlyMap<string, unknown>,
+  field: string,
+  parse: (text: string) => number,
+  fail: Report,
+): number | undefined {
+  const value = fields.get(field);
+  try {
+    if (typeof value === 'string') return parse(value);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    fail(`${field}: ${err.message}`);
+    return undefined;
+  }
+  if (!fields.has(field)) return undefined;
+  const unit = typeof value === 'bigint' || typeof value === 'number' ? `, e.g. "${value}s"` : '';
+  const sdk = field === 'reconcilePeriod' ? ' (as in operator-sdk)' : '';
+  fail(`${field}: must be a duration string with a unit${unit}, not ${describe(value)}${sdk}`);
+  return undefined;
 }

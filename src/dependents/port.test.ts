@@ -3,7 +3,7 @@ import { FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { DriftCorrection, DriftRepairer, DriftResult } from '../drift/repair.js';
 import { manifestObjects } from '../helm/manifest.js';
-import type { ApiResource } from '../kube/types.js';
+import type { ApiResource, KubeObject } from '../kube/types.js';
 import type { CustomResource } from '../reconciler/types.js';
 import { dependentsPort } from './port.js';
 import type { DependentWatcher } from './watcher.js';
@@ -81,7 +81,10 @@ function recordingLogger() {
 }
 
 /** The port with recording fakes; `unknownKinds` fail discovery with a NotFoundError. */
-function setup(result: DriftResult = NOTHING, opts: { unknownKinds?: string[]; watcher?: boolean } = {}) {
+function setup(
+  result: DriftResult = NOTHING,
+  opts: { unknownKinds?: string[]; watcher?: boolean; unsynced?: string[] } = {},
+) {
   const discovered: string[] = [];
   const ensured: ApiResource[][] = [];
   const repairs: { manifest: string; namespace: string; signal: AbortSignal; log: Logger }[] = [];
@@ -92,9 +95,17 @@ function setup(result: DriftResult = NOTHING, opts: { unknownKinds?: string[]; w
     (options as { signal: AbortSignal }).signal.throwIfAborted();
     discovered.push(`${gvk?.group}/${gvk?.version}/${gvk?.kind}`);
   });
+  /** The watcher's cache: "kind/namespace/name" → object; kinds in `unsynced` answer undefined. */
+  const live = new Map<string, KubeObject>();
+  const lookups: string[] = [];
   const watcher = {
     ensure(resources: readonly ApiResource[]) {
       ensured.push([...resources]);
+    },
+    get(res: ApiResource, namespace: string, name: string) {
+      lookups.push(`${res.kind}/${namespace}/${name}`);
+      if (opts.unsynced?.includes(res.kind)) return undefined;
+      return live.get(`${res.kind}/${namespace}/${name}`) ?? null;
     },
   } as unknown as DependentWatcher;
   const repairer = {
@@ -111,7 +122,9 @@ function setup(result: DriftResult = NOTHING, opts: { unknownKinds?: string[]; w
     events: { event: (cr, type, reason, message) => events.push({ cr, type, reason, message }) },
     onCorrected: (c) => counted.push(c),
   });
-  return { port, discovered, ensured, repairs, events, counted };
+  const put = (obj: KubeObject) =>
+    live.set(`${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`, obj);
+  return { port, discovered, ensured, repairs, events, counted, put, lookups };
 }
 
 const call = (log: Logger = silentLogger, signal = new AbortController().signal) => ({ signal, log });
@@ -209,9 +222,13 @@ describe('dependentsPort.afterDeploy', () => {
   describe('when discovery fails for a kind', () => {
     it('skips that kind with a warning, watches the others and does not throw', async () => {
       const t = setup(NOTHING, { unknownKinds: ['Deployment'] });
+      t.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'team' } });
+      t.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'more', namespace: 'team' } });
+      t.put({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'reader' } });
       const { logger, lines } = recordingLogger();
 
-      await expect(t.port.afterDeploy(CR, MANIFEST, true, call(logger))).resolves.toBeUndefined();
+      const ready = await t.port.afterDeploy(CR, MANIFEST, true, call(logger));
+      expect(ready).toMatchObject({ status: 'Unknown', message: expect.stringContaining('Deployment team/web') });
 
       expect(t.ensured).toEqual([[CONFIG_MAPS, CLUSTER_ROLES]]);
       expect(lines).toContainEqual(
@@ -243,6 +260,82 @@ describe('dependentsPort.afterDeploy', () => {
       expect(t.discovered).toHaveLength(3);
       expect(t.ensured).toEqual([[CONFIG_MAPS, DEPLOYMENTS, CLUSTER_ROLES], [], []]);
       expect(t.repairs.map((r) => r.namespace)).toEqual(['other']);
+    });
+  });
+
+  describe('readiness', () => {
+    const cm = (name: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'team' },
+    });
+    const deployment = (available: number): KubeObject => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'team', generation: 1 },
+      spec: { replicas: 1 },
+      status: {
+        observedGeneration: 1,
+        replicas: 1,
+        updatedReplicas: 1,
+        readyReplicas: available,
+        availableReplicas: available,
+        conditions: [{ type: 'Available', status: available ? 'True' : 'False' }],
+      },
+    });
+    const role: KubeObject = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'reader' },
+    };
+
+    it('reads each manifest object from the cache, namespaced ones in the CR namespace, cluster-scoped ones without', async () => {
+      const t = setup();
+      for (const o of [cm('settings'), cm('more'), deployment(1), role]) t.put(o);
+
+      const ready = await t.port.afterDeploy(CR, MANIFEST, true, call());
+
+      expect(ready).toEqual({ status: 'True', reason: 'AllObjectsReady', message: '4 objects ready' });
+      expect(t.lookups).toEqual([
+        'ConfigMap/team/settings',
+        'ConfigMap/team/more',
+        'Deployment/team/web',
+        'ClusterRole//reader',
+      ]);
+    });
+
+    it('names the first object that is not ready', async () => {
+      const t = setup();
+      for (const o of [cm('settings'), cm('more'), deployment(0), role]) t.put(o);
+
+      const ready = await t.port.afterDeploy(CR, MANIFEST, false, call());
+
+      expect(ready?.status).toBe('False');
+      expect(ready?.reason).toBe('DeploymentNotReady');
+      expect(ready?.message).toMatch(/^Deployment team\/web: /);
+    });
+
+    it('says a deleted object is not found', async () => {
+      const t = setup();
+      for (const o of [cm('settings'), deployment(1), role]) t.put(o);
+      const ready = await t.port.afterDeploy(CR, MANIFEST, false, call());
+      expect(ready).toMatchObject({
+        status: 'False',
+        reason: 'ConfigMapNotReady',
+        message: 'ConfigMap team/more: not found',
+      });
+    });
+
+    it('is Unknown while a kind cache has not synced', async () => {
+      const t = setup(NOTHING, { unsynced: ['Deployment'] });
+      for (const o of [cm('settings'), cm('more'), role]) t.put(o);
+      const ready = await t.port.afterDeploy(CR, MANIFEST, true, call());
+      expect(ready).toMatchObject({ status: 'Unknown', message: expect.stringContaining('Deployment team/web') });
+    });
+
+    it('is not reported without a watcher, since nothing would keep it current', async () => {
+      const t = setup(NOTHING, { watcher: false });
+      await expect(t.port.afterDeploy(CR, MANIFEST, false, call())).resolves.toBeUndefined();
     });
   });
 

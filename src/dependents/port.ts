@@ -1,13 +1,15 @@
 // The reconciler's DependentsPort, built from the dependent watcher and the drift repairer: after each successful
-// reconcile it makes sure the manifest's kinds are watched and, when no helm action ran, repairs drift and reports
-// it (DriftCorrected events, the corrections counter, logs). Built per controller by manager/reconciler.ts.
+// reconcile it makes sure the manifest's kinds are watched, repairs drift when no helm action ran and reports it
+// (DriftCorrected events, the corrections counter, logs), then reads the objects' readiness from the caches.
+// Built per controller by manager/reconciler.ts.
 // Never throws for a drift it cannot repair (that is a warning event); only aborts propagate.
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { type DriftCorrection, type DriftRepairer, describeCorrection } from '../drift/repair.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
-import type { CustomResource, DependentsPort, EventSink } from '../reconciler/types.js';
+import { releaseReadiness } from '../readiness/release.js';
+import type { CustomResource, DependentsPort, EventSink, ReadyState } from '../reconciler/types.js';
 import type { DependentWatcher } from './watcher.js';
 
 export interface DependentsPortOptions {
@@ -20,21 +22,48 @@ export interface DependentsPortOptions {
 }
 
 export function dependentsPort(o: DependentsPortOptions): DependentsPort {
-  /** Kinds already handed to the watcher, by apiVersion + kind: discovery is skipped for them. */
-  const known = new Set<string>();
+  /** Resources already handed to the watcher, by apiVersion + kind: discovery is skipped for them. */
+  const known = new Map<string, ApiResource>();
   return {
     async afterDeploy(cr, manifest, changed, { signal, log }) {
-      if (o.watcher) await watchKinds(o.kube, o.watcher, known, o.repairer.objectsOf(manifest), signal, log);
-      if (changed) return;
-      const namespace = cr.metadata.namespace ?? '';
-      const result = await o.repairer.repair(manifest, namespace, signal, log);
-      for (const c of result.corrected) report(o, cr, c, log);
-      for (const f of result.failed) {
-        const where = f.namespace ? `${f.namespace}/${f.name}` : f.name;
-        o.events.event(cr, 'Warning', 'DriftRepairFailed', `Cannot put back ${f.kind} ${where}: ${f.message}`);
-      }
+      const objects = o.repairer.objectsOf(manifest);
+      if (o.watcher) await watchKinds(o.kube, o.watcher, known, objects, signal, log);
+      if (!changed) await repairDrift(o, cr, manifest, signal, log);
+      return o.watcher ? readinessOf(o.watcher, known, objects, cr.metadata.namespace ?? '') : undefined;
     },
   };
+}
+
+async function repairDrift(
+  o: DependentsPortOptions,
+  cr: CustomResource,
+  manifest: string,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  const namespace = cr.metadata.namespace ?? '';
+  const result = await o.repairer.repair(manifest, namespace, signal, log);
+  for (const c of result.corrected) report(o, cr, c, log);
+  for (const f of result.failed) {
+    const where = f.namespace ? `${f.namespace}/${f.name}` : f.name;
+    o.events.event(cr, 'Warning', 'DriftRepairFailed', `Cannot put back ${f.kind} ${where}: ${f.message}`);
+  }
+}
+
+/** The Ready condition of the manifest's objects, read from the dependent caches (no API request). */
+function readinessOf(
+  watcher: DependentWatcher,
+  known: ReadonlyMap<string, ApiResource>,
+  objects: readonly Record<string, unknown>[],
+  releaseNamespace: string,
+): ReadyState {
+  const refs = objects.map((obj) => {
+    const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
+    const res = known.get(`${String(obj.apiVersion)}/${String(obj.kind)}`);
+    const namespace = res && !res.namespaced ? '' : meta.namespace || releaseNamespace;
+    return { apiVersion: String(obj.apiVersion), kind: String(obj.kind), namespace, name: meta.name ?? '', res };
+  });
+  return releaseReadiness(refs, (ref) => (ref.res ? watcher.get(ref.res, ref.namespace, ref.name) : undefined));
 }
 
 function report(o: DependentsPortOptions, cr: CustomResource, c: DriftCorrection, log: Logger): void {
@@ -49,7 +78,7 @@ function report(o: DependentsPortOptions, cr: CustomResource, c: DriftCorrection
 async function watchKinds(
   kube: Pick<KubeClient, 'discover'>,
   watcher: DependentWatcher,
-  known: Set<string>,
+  known: Map<string, ApiResource>,
   objects: readonly Record<string, unknown>[],
   signal: AbortSignal,
   log: Logger,
@@ -61,8 +90,9 @@ async function watchKinds(
     const id = `${apiVersion}/${kind}`;
     if (known.has(id)) continue;
     try {
-      fresh.push(await kube.discover({ ...parseApiVersion(apiVersion), kind }, { signal }));
-      known.add(id);
+      const res = await kube.discover({ ...parseApiVersion(apiVersion), kind }, { signal });
+      fresh.push(res);
+      known.set(id, res);
     } catch (err) {
       if (signal.aborted) throw err;
       log.warn({ apiVersion, kind, err: errFields(err) }, 'Cannot watch dependent kind');

@@ -1,5 +1,6 @@
 // DependentWatcher against a fake API: events of chart-labelled objects reach the owning CR's key; bookkeeping-only
-// updates do not; an update carrying the resourceVersion drift repair just wrote is its own echo and is dropped.
+// updates do not, unless they change readiness; an update carrying the resourceVersion drift repair just wrote is
+// its own echo and is dropped.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { configMap, configMaps, FakeKubeApi, page } from '../../test/fakes/kube-api.js';
@@ -81,6 +82,22 @@ describe('DependentWatcher', () => {
     });
     await flush();
     expect(triggers.map((t) => t.event)).toEqual(['add']);
+  });
+
+  it('reports a status-only update that changes the readiness kstatus reads from it, and no other', async () => {
+    const { watch, triggers } = await setup();
+    // A kind with no rule of its own (as cert-manager's Certificate): its Ready condition decides.
+    const withReady = (rv: string, status: string, message: string): KubeObject => ({
+      ...owned('a', rv),
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Certificate',
+      status: { conditions: [{ type: 'Ready', status, message }], seen: rv },
+    });
+    watch.modified(withReady('7', 'False', 'waiting'));
+    watch.modified(withReady('8', 'False', 'waiting'));
+    watch.modified(withReady('9', 'True', 'ok'));
+    await flush();
+    expect(triggers.map((t) => t.event)).toEqual(['add', 'update', 'update']);
   });
 
   it("ignores an object whose annotations name a CR in a namespace it does not watch (another operator's)", async () => {

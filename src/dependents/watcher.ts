@@ -1,6 +1,7 @@
 // Dependent watches: one label-selected informer per kind that a release manifest contains (per watched namespace
-// for namespaced kinds), started on demand after installs and upgrades. Routes each relevant change to the owning
-// CR's controller and answers cache lookups for drift repair. Called by the operator's dependents adapter.
+// for namespaced kinds), started on demand after installs and upgrades. Routes each relevant change (a spec or
+// metadata change, or a status change that flips readiness) to the owning CR's controller and answers cache
+// lookups for drift repair and the Ready condition. Called by the operator's dependents adapter.
 // Never caches objects outside this operator's charts (the selector is the chart label): no cluster-wide Secrets.
 import { Informer } from '../cache/informer.js';
 import { transformingClient } from '../cache/strip.js';
@@ -10,6 +11,7 @@ import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { CHART_LABEL } from '../ownership/rules.js';
+import { healthKey } from '../readiness/rules.js';
 import { ownerOf } from './mapping.js';
 
 /** What a dependent event asks for: reconcile the CR `key` of the kind `groupKind` (`Kind.group`). */
@@ -137,7 +139,8 @@ export class DependentWatcher {
     informer.addEventHandler({
       onAdd: (obj) => emit('add', obj),
       onUpdate: (old, obj) => {
-        if (changedBeyondBookkeeping(old, obj)) emit('update', obj);
+        // A status-only change matters when it changes the object's readiness (the owner's Ready condition).
+        if (changedBeyondBookkeeping(old, obj) || healthKey(old) !== healthKey(obj)) emit('update', obj);
       },
       onDelete: (obj) => emit('delete', obj),
     });

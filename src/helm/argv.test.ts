@@ -255,3 +255,28 @@ describe('client-side OpenAPI validation on install and upgrade', () => {
     );
   });
 });
+
+describe("helm's --timeout on the release commands", () => {
+  const base = { release: 'web', namespace: 'apps', chart: '/charts/web', valuesFile: '/tmp/v.yaml' };
+  const commands = {
+    install: (timeoutMs?: number) => installArgs({ ...base, ...(timeoutMs ? { timeoutMs } : {}) }),
+    upgrade: (timeoutMs?: number) => upgradeArgs({ ...base, historyMax: 10, ...(timeoutMs ? { timeoutMs } : {}) }),
+    uninstall: (timeoutMs?: number) => uninstallArgs({ ...ref, ...(timeoutMs ? { timeoutMs } : {}) }),
+    rollback: (timeoutMs?: number) => rollbackArgs({ ...ref, historyMax: 10, ...(timeoutMs ? { timeoutMs } : {}) }),
+  };
+
+  it.each(Object.entries(commands))('passes %s the timeout as a Go duration', (_name, build) => {
+    expect(flagValue(build(90_000), '--timeout')).toBe('1m30s');
+    expect(flagValue(build(20_000), '--timeout')).toBe('20s');
+    expect(flagValue(build(1_500), '--timeout')).toBe('1.5s');
+  });
+
+  it.each(Object.entries(commands))("leaves %s at helm's own default without one", (_name, build) => {
+    expect(build()).not.toContain('--timeout');
+  });
+
+  it('refuses a timeout of zero or less, which helm would read as "give up at once"', () => {
+    expect(() => uninstallArgs({ ...ref, timeoutMs: 0 })).toThrow(TypeError);
+    expect(() => uninstallArgs({ ...ref, timeoutMs: -1 })).toThrow(TypeError);
+  });
+});

@@ -1,13 +1,20 @@
 // Builds helm's argv, one pure function per command (install, upgrade, uninstall, rollback, version; template,
 // create, pull and dependency build for the scaffolder). Called by the CLI adapter (cli.ts) and env.ts; never touches
 // files, processes or process.env, and never puts values on argv (they travel in a file named by `valuesFile`).
+import { formatDuration } from '../config/duration.js';
 
 export interface ReleaseRef {
   readonly release: string;
   readonly namespace: string;
 }
 
-export interface InstallArgs extends ReleaseRef {
+/** What install, upgrade, uninstall and rollback share: helm's `--timeout` for hooks and waits. */
+export interface TimedArgs extends ReleaseRef {
+  /** `--timeout` in ms (a Go duration on argv). @default none: helm's own 5m */
+  readonly timeoutMs?: number;
+}
+
+export interface InstallArgs extends TimedArgs {
   readonly chart: string;
   readonly valuesFile: string;
   readonly disableHooks?: boolean;
@@ -28,7 +35,7 @@ export interface PostRenderArgs {
   readonly args: readonly string[];
 }
 
-export interface UpgradeArgs extends ReleaseRef {
+export interface UpgradeArgs extends TimedArgs {
   readonly chart: string;
   readonly valuesFile: string;
   readonly historyMax: number;
@@ -45,16 +52,18 @@ export interface UpgradeArgs extends ReleaseRef {
   readonly disableOpenApiValidation?: boolean;
 }
 
-export interface UninstallArgs extends ReleaseRef {
+export interface UninstallArgs extends TimedArgs {
   readonly disableHooks?: boolean;
   readonly wait?: boolean;
 }
 
-export interface RollbackArgs extends ReleaseRef {
+export interface RollbackArgs extends TimedArgs {
   /** @default the previous revision (helm's own default) */
   readonly revision?: number;
   readonly historyMax: number;
   readonly force?: boolean;
+  /** helm 4 server-side apply: take the fields back from other managers (`--force-conflicts`). */
+  readonly forceConflicts?: boolean;
   readonly disableHooks?: boolean;
 }
 
@@ -88,6 +97,13 @@ function common(ref: ReleaseRef): string[] {
   return ['--namespace', operand('namespace', ref.namespace)];
 }
 
+/** `--timeout 1m30s`: helm reads it with Go's time.ParseDuration, which formatDuration's output satisfies. */
+function timeoutArgs(p: TimedArgs): string[] {
+  if (p.timeoutMs === undefined) return [];
+  if (!(p.timeoutMs > 0 && Number.isFinite(p.timeoutMs))) throw new TypeError('helm timeoutMs must be above zero');
+  return ['--timeout', formatDuration(p.timeoutMs)];
+}
+
 /** `helm install` has no `--history-max` flag; the limit reaches it through HELM_MAX_HISTORY (see helmEnv). */
 export function installArgs(p: InstallArgs): string[] {
   return [
@@ -99,6 +115,7 @@ export function installArgs(p: InstallArgs): string[] {
     p.valuesFile,
     '--output',
     'json',
+    ...timeoutArgs(p),
     ...flag(p.disableHooks, '--no-hooks'),
     ...flag(p.disableOpenApiValidation, '--disable-openapi-validation'),
     ...labelArgs(p.labels),
@@ -125,6 +142,7 @@ export function upgradeArgs(p: UpgradeArgs): string[] {
     nonNegativeInt('historyMax', p.historyMax),
     '--output',
     'json',
+    ...timeoutArgs(p),
     ...flag(p.force, '--force'),
     ...flag(p.disableHooks, '--no-hooks'),
     ...flag(p.disableOpenApiValidation, '--disable-openapi-validation'),
@@ -148,6 +166,7 @@ export function uninstallArgs(p: UninstallArgs): string[] {
     'uninstall',
     operand('release', p.release),
     ...common(p),
+    ...timeoutArgs(p),
     ...flag(p.disableHooks, '--no-hooks'),
     ...flag(p.wait, '--wait'),
   ];
@@ -161,8 +180,11 @@ export function rollbackArgs(p: RollbackArgs): string[] {
     ...common(p),
     '--history-max',
     nonNegativeInt('historyMax', p.historyMax),
+    ...timeoutArgs(p),
     ...flag(p.force, '--force'),
     ...flag(p.disableHooks, '--no-hooks'),
+    // --force (replace) and --force-conflicts are mutually exclusive in helm 4.
+    ...flag(p.forceConflicts && !p.force, '--force-conflicts'),
   ];
 }
 

@@ -292,6 +292,31 @@ describe('when helm runs past the timeout', { timeout: 20_000 }, () => {
   });
 });
 
+describe("with a call's own helm timeout", { timeout: 20_000 }, () => {
+  it('passes --timeout to helm and stops helm the margin after it, not after the client default', async () => {
+    const t = await setup('hang', { timeoutMs: 60_000, timeoutMarginMs: 300, killGraceMs: 15_000 });
+    const started = performance.now();
+    const err = await rejection(
+      t.client.uninstall({ release: 'web', namespace: 'apps', timeoutMs: 200, signal: signal() }),
+    );
+    expect(err).toMatchObject({ timedOut: true, canceled: false, command: 'uninstall' });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(t.recorded().args).toEqual(['uninstall', 'web', '--namespace', 'apps', '--timeout', '200ms']);
+    expect(t.signals()).toEqual(['SIGTERM']);
+  });
+
+  it('passes it on install, upgrade and rollback too', async () => {
+    const t = await setup('ok');
+    const at = (flag: string) => t.recorded().args[t.recorded().args.indexOf(flag) + 1];
+    await t.client.install({ ...release, values: VALUES, timeoutMs: 20_000, signal: signal() });
+    expect(at('--timeout')).toBe('20s');
+    await t.client.upgrade({ ...release, values: VALUES, timeoutMs: 120_000, signal: signal() });
+    expect(at('--timeout')).toBe('2m');
+    await t.client.rollback({ release: 'web', namespace: 'apps', revision: 1, timeoutMs: 90_000, signal: signal() });
+    expect(at('--timeout')).toBe('1m30s');
+  });
+});
+
 describe('version', { timeout: 20_000 }, () => {
   it.each([
     ['v3.22.0+gabc1234', 3, 22],
@@ -399,13 +424,31 @@ describe('with a post-renderer', { timeout: 20_000 }, () => {
       expect((await stat(file)).mode & 0o777).toBe(0o600);
     });
 
-    it('does not pass --force-conflicts together with --force on upgrade', async () => {
+    // helm 4.3 refuses `--force` on a release it applies server-side: "cannot use server-side apply and force
+    // replace together", so every forced rollback after a failed upgrade failed.
+    it('turns force into --force-conflicts on upgrade and rollback, never --force', async () => {
       const t = await withHelm('v4.0.1');
       await t.client.upgrade({ ...release, values: VALUES, force: true, postRenderArgs: perCall, signal: signal() });
-      const { args } = t.recorded();
-      expect(args).toContain('--force');
-      expect(args).not.toContain('--force-conflicts');
-      expect(flag(args, '--post-renderer')).toBe(POST_RENDER_PLUGIN);
+      const upgrade = t.recorded().args;
+      expect(upgrade).not.toContain('--force');
+      expect(upgrade.filter((a) => a === '--force-conflicts')).toHaveLength(1);
+      expect(flag(upgrade, '--post-renderer')).toBe(POST_RENDER_PLUGIN);
+
+      await t.client.rollback({ ...release, revision: 1, force: true, signal: signal() });
+      const rollback = t.recorded().args;
+      expect(rollback).not.toContain('--force');
+      expect(rollback).toContain('--force-conflicts');
+    });
+  });
+
+  describe('when helm is v3', () => {
+    it('passes force as --force on upgrade and rollback', async () => {
+      const t = await withHelm('v3.19.0');
+      await t.client.upgrade({ ...release, values: VALUES, force: true, signal: signal() });
+      expect(t.recorded().args).toContain('--force');
+      await t.client.rollback({ ...release, revision: 1, force: true, signal: signal() });
+      expect(t.recorded().args).toContain('--force');
+      expect(t.recorded().args).not.toContain('--force-conflicts');
     });
   });
 });

@@ -21,6 +21,7 @@ import { createHelmHomes, POST_RENDER_PLUGIN, userHelmEnv } from './env.js';
 import { HelmCommandError, HelmNotFoundError } from './errors.js';
 import { parseHelmVersion, tail } from './output.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
+import { DEFAULT_HELM_TIMEOUT_MS, HELM_TIMEOUT_MARGIN_MS } from './timeout.js';
 import type { HelmCallOptions, HelmCli, HelmValues, HelmVersion, PostRenderer, ReleaseParams } from './types.js';
 import { appliedRelease } from './warnings.js';
 
@@ -57,11 +58,14 @@ export interface HelmCliOptions {
   /** Revisions kept per release (`--history-max`, HELM_MAX_HISTORY). @default 10 */
   historyMax?: number;
   /**
-   * Per helm process; on expiry helm gets SIGTERM, then SIGKILL after `killGraceMs`. @default 330_000: 30 s after
-   * helm's own `--timeout` (5m, for hooks and waits), so that helm reports its timeout ("timed out waiting for the
-   * condition", naming the hook) instead of being cut off mid-wait with "context canceled".
+   * Per helm process of a call without its own `timeoutMs`; on expiry helm gets SIGTERM, then SIGKILL after
+   * `killGraceMs`. @default 330_000: `timeoutMarginMs` after helm's own `--timeout` (5m, for hooks and waits), so
+   * that helm reports its timeout ("timed out waiting for the condition", naming the hook) instead of being cut off
+   * mid-wait with "context canceled". A call with `timeoutMs` passes `--timeout` and is stopped that margin after it.
    */
   timeoutMs?: number;
+  /** How long after a call's `--timeout` its helm process is stopped. @default 30_000 (HELM_TIMEOUT_MARGIN_MS) */
+  timeoutMarginMs?: number;
   /** On abort or timeout, wait this long after SIGTERM before SIGKILL. @default 30_000 */
   killGraceMs?: number;
   /** Base environment of every helm child (HELM_* variables are dropped, see helmEnv). @default {} */
@@ -95,6 +99,8 @@ const STDERR_TAIL_CHARS = 4096;
 type Output = { readonly stdout: string; readonly stderr: string };
 
 interface RunContext extends HelmCallOptions {
+  /** The call's helm `--timeout`: the process is stopped `timeoutMarginMs` after it. */
+  readonly helmTimeoutMs?: number | undefined;
   readonly release?: string;
   readonly namespace?: string;
   readonly valuesFile?: string;
@@ -105,7 +111,8 @@ interface RunContext extends HelmCallOptions {
 
 export function createHelmCli(options: HelmCliOptions): HelmCli {
   const historyMax = checkInt('historyMax', options.historyMax ?? 10, 0);
-  const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? 330_000, 1);
+  const marginMs = checkInt('timeoutMarginMs', options.timeoutMarginMs ?? HELM_TIMEOUT_MARGIN_MS, 0);
+  const timeoutMs = checkInt('timeoutMs', options.timeoutMs ?? DEFAULT_HELM_TIMEOUT_MS + marginMs, 1);
   const killGraceMs = checkInt('killGraceMs', options.killGraceMs ?? 30_000, 1);
   const major = options.major === undefined ? undefined : checkInt('major', options.major, 1);
   const validation = { disableOpenApiValidation: options.openApiValidation === false };
@@ -142,7 +149,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
         cancelSignal: ctx.signal,
         killSignal: 'SIGTERM',
         forceKillAfterDelay: killGraceMs,
-        timeout: timeoutMs,
+        timeout: ctx.helmTimeoutMs === undefined ? timeoutMs : Math.ceil(ctx.helmTimeoutMs) + marginMs,
       });
       return { stdout: result.stdout, stderr: result.stderr };
     } catch (err) {
@@ -192,6 +199,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
 
   const ctxOf = (p: ReleaseParams, secrets: readonly string[], valuesFile?: string): RunContext => ({
     signal: p.signal,
+    helmTimeoutMs: p.timeoutMs,
     release: p.release,
     namespace: p.namespace,
     secrets,
@@ -207,16 +215,28 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
    * for helm 4's server-side apply, `--force-conflicts` so that the chart wins over fields others took.
    */
   function applyArgs(command: string, p: { readonly postRenderArgs?: readonly string[] }) {
-    if (major === undefined) {
-      throw new ConfigError(
-        `helm ${command} needs the helm major version: probe it with version() at startup and pass it as createHelmCli({ major })`,
-      );
-    }
-    const v4 = major >= 4;
+    const v4 = majorFor(command) >= 4;
     const pr = options.postRenderer;
     if (pr === undefined) return { forceConflicts: v4 };
     const args = [...(v4 ? [] : pr.args), ...(p.postRenderArgs ?? [])];
     return { postRender: { renderer: v4 ? POST_RENDER_PLUGIN : pr.command, args }, forceConflicts: v4 };
+  }
+
+  /**
+   * operator-sdk's force (upgrade-force, rollback-force) for this helm: `--force` (replace) on helm 3; on helm 4,
+   * whose server-side apply refuses `--force` ("cannot use server-side apply and force replace together"),
+   * `--force-conflicts`, which takes the chart's fields back from whoever changed them.
+   */
+  function forceArgs(command: string, force: boolean | undefined): { force: boolean; forceConflicts?: boolean } {
+    if (!force) return { force: false };
+    return majorFor(command) >= 4 ? { force: false, forceConflicts: true } : { force: true };
+  }
+
+  function majorFor(command: string): number {
+    if (major !== undefined) return major;
+    throw new ConfigError(
+      `helm ${command} needs the helm major version: probe it with version() at startup and pass it as createHelmCli({ major })`,
+    );
   }
 
   return {
@@ -230,7 +250,14 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     },
     upgrade(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const args = upgradeArgs({ ...p, valuesFile, historyMax, ...applyArgs('upgrade', p), ...validation });
+        const args = upgradeArgs({
+          ...p,
+          valuesFile,
+          historyMax,
+          ...applyArgs('upgrade', p),
+          ...forceArgs('upgrade', p.force),
+          ...validation,
+        });
         const secrets = secretsOf(p.values);
         return appliedRelease(await run('upgrade', args, ctxOf(p, secrets, valuesFile)), 'upgrade', p, secrets);
       });
@@ -239,7 +266,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
       await run('uninstall', uninstallArgs(p), ctxOf(p, []));
     },
     async rollback(p) {
-      await run('rollback', rollbackArgs({ ...p, historyMax }), ctxOf(p, []));
+      await run('rollback', rollbackArgs({ ...p, historyMax, ...forceArgs('rollback', p.force) }), ctxOf(p, []));
     },
     async template(p) {
       const ctx = { signal: p.signal, release: p.release, namespace: p.namespace, secrets: [] };

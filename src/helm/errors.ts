@@ -84,14 +84,25 @@ function helmCommandMessage(f: HelmCommandFailure): string {
         : f.signal !== undefined
           ? `was killed by ${f.signal}`
           : 'failed';
-  // helm's own error is the last line of its stderr ("Error: UPGRADE FAILED: ..."): enough for a status condition.
-  const lastLine = f.stderr
+  const error = helmErrorLine(f.stderr);
+  const detail = error === undefined ? '' : `: ${error.length > 500 ? `${error.slice(0, 499)}…` : error}`;
+  return `${subject} ${outcome}${f.forceKilled ? ' (SIGKILLed after the grace period)' : ''}${detail}`;
+}
+
+/**
+ * helm's own error, enough for a status condition: from the last line starting `Error:` to the end of stderr, since
+ * helm continues an error on further lines ("Error: INSTALLATION FAILED: failed pre-install: 1 error occurred:" then
+ * "* timed out waiting for the condition" in helm 3; "... Job/ns/x not ready ..." then "context deadline exceeded"
+ * in helm 4), else the last line. Lines are joined Go-style, with ": " unless the previous one ends with ":".
+ */
+function helmErrorLine(stderr: string): string | undefined {
+  const lines = stderr
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .at(-1);
-  const detail = lastLine === undefined ? '' : `: ${lastLine.length > 500 ? `${lastLine.slice(0, 499)}…` : lastLine}`;
-  return `${subject} ${outcome}${f.forceKilled ? ' (SIGKILLed after the grace period)' : ''}${detail}`;
+    .filter((l) => l !== '');
+  const from = lines.findLastIndex((l) => l.startsWith('Error:'));
+  if (from < 0) return lines.at(-1);
+  return lines.slice(from).reduce((text, line) => `${text}${text.endsWith(':') ? ' ' : ': '}${line}`);
 }
 
 /** The helm binary does not exist (spawn failed with ENOENT). */

@@ -86,6 +86,11 @@ export interface ReleaseParams extends HelmCallOptions {
   readonly release: string;
   readonly namespace: string;
   readonly disableHooks?: boolean;
+  /**
+   * helm's `--timeout` for hooks and waits; the process is stopped HELM_TIMEOUT_MARGIN_MS (30 s) after it, so that
+   * helm reports its own timeout. @default none: helm's own 5m, and the client's `timeoutMs`
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface InstallParams extends ReleaseParams {

@@ -76,4 +76,22 @@ describe('OperatorMetrics', () => {
     expect(body).not.toMatch(/^resource_created_at_seconds\{/m);
     expect(body).not.toContain('process_cpu_seconds_total');
   });
+
+  it('times helm up to 10 minutes, past the 5m helm timeout, and counts slow helm runs at each scrape', async () => {
+    const m = new OperatorMetrics({ version: '0.1.0', defaultMetrics: false });
+    let slow = { install: 0, upgrade: 2 };
+    m.helmStillRunning(() => slow);
+    m.helmExec('install', 'error', 330);
+    let { body } = await m.render();
+    expect(body).toContain(
+      'helm_operator_helm_exec_duration_seconds_bucket{le="300",action="install",result="error"} 0',
+    );
+    expect(body).toContain(
+      'helm_operator_helm_exec_duration_seconds_bucket{le="600",action="install",result="error"} 1',
+    );
+    expect(body).toContain('helm_operator_helm_still_running{action="upgrade"} 2');
+    slow = { install: 0, upgrade: 0 };
+    ({ body } = await m.render());
+    expect(body).toContain('helm_operator_helm_still_running{action="upgrade"} 0');
+  });
 });

@@ -253,6 +253,19 @@ export class OperatorMetrics {
     this.#helmExec.observe({ action, result }, seconds);
   }
 
+  /** Registers helm_operator_helm_still_running{action}, read from `counts` at each scrape (call it once). */
+  helmStillRunning(counts: () => Readonly<Record<string, number>>): void {
+    new Gauge({
+      name: 'helm_operator_helm_still_running',
+      help: 'helm processes running past their HelmStillRunning threshold (30s, or a quarter of a shorter --timeout), by action',
+      labelNames: ['action'],
+      registers: [this.#registry],
+      collect() {
+        for (const [action, count] of Object.entries(counts())) this.set({ action }, count);
+      },
+    });
+  }
+
   /** Counts one object put back by drift repair. */
   driftCorrected(controller: string, kind: string, action: 'created' | 'patched'): void {
     this.#driftCorrections.inc({ controller, kind, action });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { boolAnnotation, parseGoBool, RECONCILE_PERIOD, reconcilePeriod, UPGRADE_FORCE } from './annotations.js';
+import {
+  boolAnnotation,
+  HELM_TIMEOUT,
+  helmTimeout,
+  parseGoBool,
+  RECONCILE_PERIOD,
+  reconcilePeriod,
+  releaseOptions,
+  UPGRADE_FORCE,
+} from './annotations.js';
 
 describe('parseGoBool', () => {
   it.each(['1', 't', 'T', 'TRUE', 'true', 'True'])('reads %s as true', (s) => expect(parseGoBool(s)).toBe(true));
@@ -33,5 +42,34 @@ describe('reconcilePeriod', () => {
     const r = reconcilePeriod({ [RECONCILE_PERIOD]: raw }, 60_000);
     expect(r.value).toBe(60_000);
     expect(r.warning).toContain(RECONCILE_PERIOD);
+  });
+});
+
+describe('helmTimeout', () => {
+  it('prefers a valid annotation over the fallback', () => {
+    expect(helmTimeout({ [HELM_TIMEOUT]: '20s' }, 120_000)).toEqual({ value: 20_000 });
+  });
+  it('uses the fallback when the annotation is absent', () => {
+    expect(helmTimeout({}, 120_000)).toEqual({ value: 120_000 });
+  });
+  it.each(['4x', '0', '-1m', '25h', ''])('falls back and warns for %j, naming the annotation and the value', (raw) => {
+    const r = helmTimeout({ [HELM_TIMEOUT]: raw }, 120_000);
+    expect(r.value).toBe(120_000);
+    expect(r.warning).toContain(`${HELM_TIMEOUT}=${JSON.stringify(raw)}`);
+    expect(r.warning).toContain('using the default');
+  });
+});
+
+describe('releaseOptions.helmTimeoutMs', () => {
+  it("takes the CR's annotation first, then the watch's helmTimeout, then helm's 5m", () => {
+    const annotated = { [HELM_TIMEOUT]: '20s' };
+    expect(releaseOptions(annotated, { helmTimeoutMs: 120_000 }).helmTimeoutMs).toBe(20_000);
+    expect(releaseOptions({}, { helmTimeoutMs: 120_000 }).helmTimeoutMs).toBe(120_000);
+    expect(releaseOptions(undefined).helmTimeoutMs).toBe(300_000);
+  });
+  it("reports an invalid annotation among the CR's warnings and uses the watch's value", () => {
+    const r = releaseOptions({ [HELM_TIMEOUT]: 'soon' }, { helmTimeoutMs: 120_000 });
+    expect(r.helmTimeoutMs).toBe(120_000);
+    expect(r.warnings).toEqual([expect.stringContaining(HELM_TIMEOUT)]);
   });
 });

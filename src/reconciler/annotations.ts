@@ -2,12 +2,15 @@
 // strconv.ParseBool spellings and Go durations. Pure; called by the reconciler. An invalid value never throws:
 // it falls back to the default and reports a warning that names the annotation, so it can never block deletion.
 import { parseDuration } from '../config/duration.js';
+import { DEFAULT_HELM_TIMEOUT_MS, parseHelmTimeout } from '../helm/timeout.js';
 
 export const ANNOTATION_PREFIX = 'helm.sdk.operatorframework.io/';
 export const RECONCILE_PERIOD = `${ANNOTATION_PREFIX}reconcile-period`;
 export const UPGRADE_FORCE = `${ANNOTATION_PREFIX}upgrade-force`;
 export const ROLLBACK_FORCE = `${ANNOTATION_PREFIX}rollback-force`;
 export const UNINSTALL_WAIT = `${ANNOTATION_PREFIX}uninstall-wait`;
+/** Not an operator-sdk annotation: helm's `--timeout` for this CR's release. */
+export const HELM_TIMEOUT = `${ANNOTATION_PREFIX}helm-timeout`;
 
 export interface Parsed<T> {
   readonly value: T;
@@ -59,6 +62,21 @@ export function reconcilePeriod(
   };
 }
 
+/** helm's `--timeout`: the CR's helm-timeout annotation if valid, else `fallbackMs` (the watch's, then 5m). */
+export function helmTimeout(
+  annotations: Readonly<Record<string, string>> | undefined,
+  fallbackMs: number,
+): Parsed<number> {
+  const raw = annotations?.[HELM_TIMEOUT];
+  if (raw === undefined) return { value: fallbackMs };
+  try {
+    return { value: parseHelmTimeout(raw) };
+  } catch {
+    const warning = `annotation ${HELM_TIMEOUT}=${JSON.stringify(raw)} is not a duration above zero and at most 24h (use e.g. "90s" or "10m"); using the default`;
+    return { value: fallbackMs, warning };
+  }
+}
+
 export const INSTALL_DISABLE_HOOKS = `${ANNOTATION_PREFIX}install-disable-hooks`;
 export const UPGRADE_DISABLE_HOOKS = `${ANNOTATION_PREFIX}upgrade-disable-hooks`;
 export const UNINSTALL_DISABLE_HOOKS = `${ANNOTATION_PREFIX}uninstall-disable-hooks`;
@@ -71,11 +89,23 @@ export interface ReleaseOptions {
   readonly installDisableHooks: boolean;
   readonly upgradeDisableHooks: boolean;
   readonly uninstallDisableHooks: boolean;
+  /** helm's `--timeout` for every helm run of this CR (annotation, else the watch's, else 5m). */
+  readonly helmTimeoutMs: number;
   readonly warnings: readonly string[];
 }
 
-export function releaseOptions(annotations: Readonly<Record<string, string>> | undefined): ReleaseOptions {
+export interface ReleaseDefaults {
+  /** The watch's helmTimeout. @default DEFAULT_HELM_TIMEOUT_MS (helm's own 5m) */
+  readonly helmTimeoutMs?: number | undefined;
+}
+
+export function releaseOptions(
+  annotations: Readonly<Record<string, string>> | undefined,
+  defaults: ReleaseDefaults = {},
+): ReleaseOptions {
   const warnings: string[] = [];
+  const timeout = helmTimeout(annotations, defaults.helmTimeoutMs ?? DEFAULT_HELM_TIMEOUT_MS);
+  if (timeout.warning) warnings.push(timeout.warning);
   const read = (key: string, fallback: boolean) => {
     const r = boolAnnotation(annotations, key, fallback);
     if (r.warning) warnings.push(r.warning);
@@ -88,6 +118,7 @@ export function releaseOptions(annotations: Readonly<Record<string, string>> | u
     installDisableHooks: read(INSTALL_DISABLE_HOOKS, false),
     upgradeDisableHooks: read(UPGRADE_DISABLE_HOOKS, false),
     uninstallDisableHooks: read(UNINSTALL_DISABLE_HOOKS, false),
+    helmTimeoutMs: timeout.value,
     warnings,
   };
 }

@@ -12,6 +12,7 @@ import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { type OutsideObjectMemo, outsideObjectsOrNone } from './orphans.js';
 import { retryAfterFailure } from './retry.js';
+import { releaseHelm } from './slow-helm.js';
 import { failedStatus, uninstalledStatus } from './status.js';
 import { manifestToWaitFor } from './status-manifest.js';
 import type { CustomResource, HelmAppStatus, Outcome, StoredRelease } from './types.js';
@@ -112,7 +113,7 @@ export class ReleaseDeletion {
       const message = `Release ${release} belongs to chart ${JSON.stringify(owner)}; left it installed`;
       log.warn({ release, chart: owner }, 'Release of another chart left alone');
       this.#o.events.event(cr, 'Warning', 'ReleaseConflict', message);
-    } else if (history.length > 0 && (await this.#helmUninstall(r, key))) {
+    } else if (history.length > 0 && (await this.#helmUninstall(r, key, updater))) {
       log.info({ release }, 'Uninstalled release');
       this.#o.events.event(cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
     } else {
@@ -137,12 +138,14 @@ export class ReleaseDeletion {
    * `helm uninstall`; false when helm found no release after all: its records went between our read and helm's
    * (a namespace being deleted takes them), which is "already uninstalled", as operator-sdk treats it.
    */
-  async #helmUninstall(r: DeletionRequest, key: string): Promise<boolean> {
-    const { cr, options, signal } = r;
+  async #helmUninstall(r: DeletionRequest, key: string, updater: StatusUpdater): Promise<boolean> {
+    const { cr, options, log, signal } = r;
     const [release, namespace] = [cr.metadata.name, cr.metadata.namespace ?? ''];
+    // The CR's --timeout (uninstall hooks wait too); a slow uninstall shows as an event and Reconciling.
+    const helm = releaseHelm({ ...this.#o, cr, timeoutMs: options.helmTimeoutMs, updater, log, signal });
     try {
       await whileInFlight(this.#o.inFlight, key, () =>
-        this.#o.helm.uninstall({ release, namespace, disableHooks: options.uninstallDisableHooks, signal }),
+        helm.uninstall({ release, namespace, disableHooks: options.uninstallDisableHooks, signal }),
       );
       return true;
     } catch (err) {

@@ -10,7 +10,7 @@ import type { InstallParams, UpgradeParams } from '../helm/cli.js';
 import { HelmCommandError } from '../helm/errors.js';
 import { FINGERPRINT_LABEL } from './fingerprint.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CrAccess, CustomResource, HelmAppStatus, StoredRelease } from './types.js';
+import type { CrAccess, CustomResource, DependentsPort, HelmAppStatus, ReadyState, StoredRelease } from './types.js';
 
 const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 
@@ -26,7 +26,11 @@ function describeCall({ command, params }: HelmCall): string {
 }
 
 /** An in-memory cluster: one CR, Helm's release history, and a log of every write in order. */
-function world(spec: unknown = { replicaCount: 2 }, manifestOf = (version: number) => `manifest v${version}`) {
+function world(
+  spec: unknown = { replicaCount: 2 },
+  manifestOf = (version: number) => `manifest v${version}`,
+  dependents?: DependentsPort,
+) {
   const events: string[] = [];
   const orphanCalls: string[] = [];
   let cr: CustomResource | undefined = {
@@ -96,6 +100,7 @@ function world(spec: unknown = { replicaCount: 2 }, manifestOf = (version: numbe
       return refs;
     },
     helm,
+    ...(dependents ? { dependents } : {}),
     clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
     logger: silentLogger,
   });
@@ -152,6 +157,45 @@ describe('HelmReconciler', () => {
       expect(await w.reconcile()).toEqual({ requeueAfterMs: 60_000 });
       expect(w.helmCalls).toHaveLength(1);
       expect(w.events.slice(before)).toEqual([]);
+    });
+  });
+
+  describe("when the release's objects become ready", () => {
+    it('moves Ready from False to True on a reconcile without helm, naming the object while not ready', async () => {
+      let ready: ReadyState = {
+        status: 'False',
+        reason: 'DeploymentNotReady',
+        message: 'Deployment apps/web: Available: 0/1',
+      };
+      const changed: boolean[] = [];
+      const w = world(undefined, undefined, {
+        async afterDeploy(_cr, _manifest, c) {
+          changed.push(c);
+          return ready;
+        },
+      });
+      await w.reconcile();
+      const status = () => w.cr?.status as HelmAppStatus | undefined;
+      expect(status()?.conditions.find((c) => c.type === 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'DeploymentNotReady',
+        message: 'Deployment apps/web: Available: 0/1',
+      });
+      ready = { status: 'True', reason: 'AllObjectsReady', message: '3 objects ready' };
+      const before = w.events.length;
+      await w.reconcile();
+      expect(changed).toEqual([true, false]);
+      expect(w.helmCalls).toHaveLength(1);
+      expect(w.events.slice(before)).toEqual([
+        'status=Initialized:True:,Deployed:True:InstallSuccessful,Ready:True:AllObjectsReady',
+      ]);
+    });
+
+    it('writes no Ready condition when the dependents are not watched', async () => {
+      const w = world(undefined, undefined, { afterDeploy: async () => undefined });
+      await w.reconcile();
+      const status = w.cr?.status as HelmAppStatus | undefined;
+      expect(status?.conditions.map((c) => c.type)).toEqual(['Initialized', 'Deployed']);
     });
   });
 

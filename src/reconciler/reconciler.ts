@@ -21,7 +21,8 @@ import { OutsideObjectMemo } from './orphans.js';
 import { periodicRequeue } from './period.js';
 import { actionFailure } from './remediation-error.js';
 import { retryAfterFailure } from './retry.js';
-import { deployedStatus, failedStatus, startingStatus, withoutFailures } from './status.js';
+import { releaseHelm } from './slow-helm.js';
+import { deployedStatus, failedStatus, startingStatus, withoutFailures, withReadiness } from './status.js';
 import { StatusReleaseMemo } from './status-manifest.js';
 import type { CustomResource, HelmAppStatus, Outcome, StoredRelease } from './types.js';
 import { StatusUpdater } from './updater.js';
@@ -100,7 +101,7 @@ export class HelmReconciler {
         return requeue;
       }
 
-      const ctx = this.#actionContext({ cr: current, namespace, values, fingerprint, options, log, signal });
+      const ctx = this.#actionContext({ cr: current, namespace, values, fingerprint, options, updater, log, signal });
       assertNotInFlight(this.#o.inFlight, key);
       const step = await whileInFlight(this.#o.inFlight, key, () =>
         this.#helmStep(ctx, current, { state, history, fingerprint }),
@@ -112,10 +113,16 @@ export class HelmReconciler {
       const deployedRelease = this.#statusRelease.get(`${namespace}/${release}`, rel);
       this.#outside.remember(`${namespace}/${release}`, namespace, rel.version, rel.manifest);
       // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm).
-      await this.#o.dependents?.afterDeploy(current, rel.manifest, step.result !== undefined, { signal, log });
+      const ready = await this.#o.dependents?.afterDeploy(current, rel.manifest, step.result !== undefined, {
+        signal,
+        log,
+      });
       const reason = successReason(step.action, rel.version);
       const notes = rel.info.notes ?? '';
-      updater.setStatus(deployedStatus(withoutFailures(base), reason, notes, deployedRelease, this.#o.clock.now()));
+      const now = this.#o.clock.now();
+      updater.setStatus(
+        withReadiness(deployedStatus(withoutFailures(base), reason, notes, deployedRelease, now), ready, now),
+      );
       return requeue;
     } finally {
       await updater.apply(signal); // status first, then the finalizer; only what changed
@@ -126,7 +133,7 @@ export class HelmReconciler {
   #annotations(cr: CustomResource, log: Logger): { periodMs: number; options: ReleaseOptions } {
     const fallback = this.#o.watch.reconcilePeriodMs ?? this.#o.defaultReconcilePeriodMs;
     const period = reconcilePeriod(cr.metadata.annotations, fallback);
-    const options = releaseOptions(cr.metadata.annotations);
+    const options = releaseOptions(cr.metadata.annotations, { helmTimeoutMs: this.#o.watch.helmTimeoutMs });
     for (const warning of [...(period.warning ? [period.warning] : []), ...options.warnings]) {
       log.warn({}, warning);
       this.#o.events.event(cr, 'Warning', 'InvalidAnnotation', warning);
@@ -150,9 +157,11 @@ export class HelmReconciler {
     values: Record<string, unknown>;
     fingerprint: string;
     options: ReleaseOptions;
+    updater: StatusUpdater;
     log: Logger;
     signal: AbortSignal;
   }): ActionContext {
+    const { cr, updater, log, signal } = a;
     return {
       release: a.cr.metadata.name,
       namespace: a.namespace,
@@ -161,7 +170,8 @@ export class HelmReconciler {
       labels: { [FINGERPRINT_LABEL]: a.fingerprint },
       ...(this.#o.postRenderArgs ? { postRenderArgs: this.#o.postRenderArgs(a.cr) } : {}),
       options: a.options,
-      helm: this.#o.helm,
+      // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
+      helm: releaseHelm({ ...this.#o, cr, timeoutMs: a.options.helmTimeoutMs, updater, log, signal }),
       releases: this.#o.releases,
       log: a.log,
       note: (type, reason, message) => this.#o.events.event(a.cr, type, reason, message),

@@ -3,7 +3,7 @@
 // Pure; called by the reconciler. Never reads the clock (now is passed in).
 import { type Condition, type ConditionReason, removeCondition, setCondition } from '../status/conditions.js';
 import { canonicalJson } from './fingerprint.js';
-import type { DeployedRelease, HelmAppStatus } from './types.js';
+import type { DeployedRelease, HelmAppStatus, ReadyState } from './types.js';
 
 /** Helm NOTES can be long; a condition message is for humans and `kubectl describe`. */
 const MAX_MESSAGE = 4096;
@@ -51,6 +51,20 @@ function initialized(conditions: readonly Condition[], now: number): Condition[]
   return setCondition(conditions, { type: 'Initialized', status: 'True' }, now);
 }
 
+/** Every status written after helm ends drops Reconciling, which only a helm run still going may show. */
+function settled(conditions: readonly Condition[]): Condition[] {
+  return removeCondition(conditions, 'Reconciling');
+}
+
+/**
+ * While a slow helm run holds a worker: `Reconciling=True/HelmStillRunning` with what runs and for how long (a
+ * kstatus-style condition of ours); operator-sdk's four conditions and everything else stay as they are.
+ */
+export function stillRunningStatus(before: HelmAppStatus, message: string, now: number): HelmAppStatus {
+  const run = { type: 'Reconciling', status: 'True', reason: 'HelmStillRunning', message: trim(message) } as const;
+  return { ...before, conditions: setCondition(before.conditions, run, now) };
+}
+
 /** After an install or upgrade, or when the release is already as wanted. */
 export function deployedStatus(
   before: HelmAppStatus,
@@ -59,12 +73,20 @@ export function deployedStatus(
   deployedRelease: DeployedRelease,
   now: number,
 ): HelmAppStatus {
-  let c = initialized(before.conditions, now);
+  let c = initialized(settled(before.conditions), now);
   c = removeCondition(c, 'ReleaseFailed');
   c = removeCondition(c, 'Irreconcilable');
   const message = trim(notes);
   c = setCondition(c, { type: 'Deployed', status: 'True', reason, ...(message ? { message } : {}) }, now);
   return { conditions: c, deployedRelease, ...generationOf(before) };
+}
+
+/** The Ready condition set from the release's objects; removed when they are not watched (it would go stale). */
+export function withReadiness(s: HelmAppStatus, ready: ReadyState | undefined, now: number): HelmAppStatus {
+  const conditions = ready
+    ? setCondition(s.conditions, { type: 'Ready', ...ready, message: trim(ready.message) }, now)
+    : removeCondition(s.conditions, 'Ready');
+  return { ...s, conditions };
 }
 
 function generationOf(s: HelmAppStatus): { observedGeneration?: number } {
@@ -82,7 +104,7 @@ export function failedStatus(
   message: string,
   now: number,
 ): HelmAppStatus {
-  let c = initialized(before.conditions, now);
+  let c = initialized(settled(before.conditions), now);
   c = removeCondition(c, type === 'ReleaseFailed' ? 'Irreconcilable' : 'ReleaseFailed');
   c = setCondition(c, { type, status: 'True', reason, message: trim(message) }, now);
   return { ...before, conditions: c, failures: (before.failures ?? 0) + 1 };
@@ -107,7 +129,7 @@ export function withoutFailures(s: HelmAppStatus): HelmAppStatus {
 
 /** After a successful uninstall: Deployed=False/UninstallSuccessful and no deployedRelease. */
 export function uninstalledStatus(before: HelmAppStatus, now: number, waiting = false): HelmAppStatus {
-  let c = removeCondition(before.conditions, 'ReleaseFailed');
+  let c = removeCondition(settled(before.conditions), 'ReleaseFailed');
   const message = waiting ? 'Waiting until all resources are deleted.' : undefined;
   c = setCondition(
     c,

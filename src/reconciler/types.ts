@@ -86,7 +86,23 @@ export interface ReleaseReader {
 export interface DependentsPort {
   /**
    * Called with the deployed manifest after every successful reconcile: watch its kinds; when `changed` is false
-   * (no install or upgrade ran), re-assert drifted or deleted objects. Must not throw for a drift it cannot fix.
+   * (no install or upgrade ran), re-assert drifted or deleted objects; then say how ready the objects are. Must
+   * not throw for a drift it cannot fix.
    */
-  afterDeploy(cr: CustomResource, manifest: string, changed: boolean, opts: Signal & { log: Logger }): Promise<void>;
+  afterDeploy(
+    cr: CustomResource,
+    manifest: string,
+    changed: boolean,
+    opts: Signal & { log: Logger },
+  ): Promise<ReadyState | undefined>;
+}
+
+/**
+ * The Ready condition the release's objects add up to (kstatus' rules, read from the dependent caches); undefined
+ * when they are not watched (watchDependentResources: false), since nothing could keep it up to date.
+ */
+export interface ReadyState {
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
 }

@@ -157,4 +157,27 @@ describe('StatusUpdater', () => {
       expect(w.writes).toEqual(['finalizers=other']);
     });
   });
+
+  describe('writeNow', () => {
+    const RUNNING: HelmAppStatus = {
+      conditions: [{ type: 'Reconciling', status: 'True', reason: 'HelmStillRunning', lastTransitionTime: 't' }],
+    };
+
+    it('writes the changed status at once and leaves what apply() would write queued', async () => {
+      const w = world({ finalizers: ['other', FINALIZER] }, {});
+      w.updater.setStatus(DEPLOYED);
+      w.updater.removeFinalizers();
+      await w.updater.writeNow((shown) => ({ conditions: [...shown.conditions, ...RUNNING.conditions] }), w.signal);
+      expect(w.writes).toEqual(['status=Reconciling']);
+      expect(w.updater.shown).toEqual(RUNNING);
+      await w.updater.apply(w.signal);
+      expect(w.writes).toEqual(['status=Reconciling', 'status=Deployed', 'finalizers=other']);
+    });
+
+    it('writes nothing when the change leaves the status as shown', async () => {
+      const w = world({}, RUNNING);
+      await w.updater.writeNow((shown) => shown, w.signal);
+      expect(w.writes).toEqual([]);
+    });
+  });
 });

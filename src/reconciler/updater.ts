@@ -54,6 +54,20 @@ export class StatusUpdater {
     this.#pending = status;
   }
 
+  /**
+   * Writes `change(shown)` at once (progress while helm runs, say), unless it equals what is shown; what setStatus,
+   * removeFinalizers and afterApply queued stays queued for apply(). On a conflict, `change` is applied to the
+   * API server's copy.
+   */
+  async writeNow(change: (shown: HelmAppStatus) => HelmAppStatus, signal: AbortSignal): Promise<void> {
+    await this.#onLatest(signal, async () => {
+      const status = change(this.#shown);
+      if (sameStatus(this.#shown, status)) return;
+      this.#cr = await this.#crs.writeStatus(this.#cr, status, { signal });
+      this.#shown = status;
+    });
+  }
+
   /** Runs `fn` once the next apply() has succeeded (e.g. an event that must not precede the status it reports). */
   afterApply(fn: () => void): void {
     this.#afterApply.push(fn);

@@ -23,6 +23,7 @@ export interface CrdInput {
 export const PRINTER_COLUMNS = [
   { name: 'Deployed', type: 'string', jsonPath: '.status.conditions[?(@.type=="Deployed")].status' },
   { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Deployed")].reason' },
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
   { name: 'Revision', type: 'integer', jsonPath: '.status.deployedRelease.revision' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ] as const;

@@ -1,8 +1,15 @@
-// operator-sdk's status conditions for Helm CRs: the types, the reasons and setCondition/removeCondition with its
-// lastTransitionTime rule (it moves only when `status` flips). Pure; called by the reconciler's status builder.
+// operator-sdk's status conditions for Helm CRs (plus our Ready and Reconciling): the types, the reasons and setCondition/
+// removeCondition with its lastTransitionTime rule (it moves only when `status` flips). Pure; called by the reconciler's status builder.
 // Never reads the clock itself: `now` is passed in.
 
-export type ConditionType = 'Initialized' | 'Deployed' | 'ReleaseFailed' | 'Irreconcilable';
+export type ConditionType =
+  | 'Initialized'
+  | 'Deployed'
+  | 'ReleaseFailed'
+  | 'Irreconcilable'
+  | 'Ready'
+  /** Ours: True only while a slow helm run holds a worker (reason HelmStillRunning); removed when it ends. */
+  | 'Reconciling';
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 export type ConditionReason =
   | 'InstallSuccessful'
@@ -11,7 +18,8 @@ export type ConditionReason =
   | 'InstallError'
   | 'UpgradeError'
   | 'ReconcileError'
-  | 'UninstallError';
+  | 'UninstallError'
+  | 'HelmStillRunning';
 
 export interface Condition {
   readonly type: ConditionType | string;
@@ -24,7 +32,8 @@ export interface Condition {
 export interface ConditionInput {
   readonly type: ConditionType;
   readonly status: ConditionStatus;
-  readonly reason?: ConditionReason;
+  /** operator-sdk's reasons, or the Ready condition's (which name the kind of the first object not ready). */
+  readonly reason?: ConditionReason | string;
   readonly message?: string;
 }
 

@@ -15,7 +15,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 export const LAYERS: readonly (readonly string[])[] = [
   ['', 'core', 'status', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)
   ['kube', 'helm', 'config'],
-  ['cache', 'events', 'leader', 'drift', 'ownership', 'server', 'controller'],
+  ['cache', 'events', 'leader', 'drift', 'ownership', 'readiness', 'server', 'controller'],
   ['observability', 'reconciler'],
   ['dependents'],
   ['deploy', 'scaffold'],

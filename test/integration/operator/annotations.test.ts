@@ -76,7 +76,8 @@ describe('annotations', () => {
     await f.crs.setSpec('recovers', { data: 'fine' });
     await expect.poll(() => deployed('recovers'), poll).toBe('True');
     const cr = await f.crs.get('recovers');
-    expect(cr.status?.conditions?.map((c) => c.type)).toEqual(['Initialized', 'Deployed']);
+    // operator-sdk's two, and our Ready (written with Deployed); Irreconcilable is gone.
+    expect(cr.status?.conditions?.map((c) => c.type)).toEqual(['Initialized', 'Deployed', 'Ready']);
     expect(cr.status?.observedGeneration).toBe(cr.metadata.generation);
   });
 });

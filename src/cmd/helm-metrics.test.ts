@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeHelm, HELM_V3 } from '../../test/fakes/helm.js';
+import { HelmRuns, timedHelm } from './helm-metrics.js';
+
+const signal = new AbortController().signal;
+
+describe('timedHelm', () => {
+  it('times each call by action and result, and rethrows what helm threw', async () => {
+    const helm = new FakeHelm().on('version', () => HELM_V3).failNext('uninstall', new Error('boom'));
+    const seen: string[] = [];
+    const timed = timedHelm(helm, (action, result) => seen.push(`${action} ${result}`));
+    await timed.version({ signal });
+    await expect(timed.uninstall({ release: 'web', namespace: 'apps', signal })).rejects.toThrow('boom');
+    expect(seen).toEqual(['version success', 'uninstall error']);
+  });
+});
+
+describe('HelmRuns', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('counts the release commands running past their threshold (a quarter of a short timeout, else 30 s)', async () => {
+    let now = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const runs = new HelmRuns();
+    let finish: () => void = () => undefined;
+    const helm = new FakeHelm()
+      .on('version', () => HELM_V3)
+      .on('install', () => new Promise((resolve) => (finish = () => resolve({} as never))))
+      .on('uninstall', () => undefined);
+    const timed = timedHelm(helm, () => undefined, runs);
+    const install = timed.install({
+      release: 'web',
+      namespace: 'apps',
+      chart: 'c',
+      values: {},
+      timeoutMs: 20_000,
+      signal,
+    });
+    const zero = { install: 0, upgrade: 0, uninstall: 0, rollback: 0 };
+    now = 4_999;
+    expect(runs.stillRunning()).toEqual(zero);
+    now = 5_000;
+    expect(runs.stillRunning()).toEqual({ ...zero, install: 1 });
+    finish();
+    await install;
+    expect(runs.stillRunning()).toEqual(zero);
+    await timed.uninstall({ release: 'web', namespace: 'apps', signal });
+    expect(runs.stillRunning(now + 60_000)).toEqual(zero);
+  });
+});
