@@ -16,6 +16,7 @@ interface Meta {
 }
 
 const helms = Object.entries(inject('cluster').helms);
+const nodes = inject('cluster').nodes;
 
 describe.each(helms)('the operator with %s, for a chart that renders values the server leaves out', (_, helm) => {
   let kube: TestKube;
@@ -58,8 +59,8 @@ describe.each(helms)('the operator with %s, for a chart that renders values the 
   /** How many reconciles of the CR the operator has finished so far. */
   const reconciles = () => logLines('Reconciled').filter((l) => l.includes(`"key":"${ns}/${name}"`)).length;
   /**
-   * Waits until a deployment controller, if the cluster runs one (the local control plane does not), is done with
-   * the Deployment's status and so with its resourceVersion: `replicas` pods counted (they never run: no nodes).
+   * Waits until a deployment controller, if the cluster runs one, is done with the Deployment's status and so with
+   * its resourceVersion: `replicas` pods counted, and available too when the cluster has nodes to run them.
    */
   const deploymentSettled = async (replicas: number) => {
     await vi.waitFor(async () => {
@@ -68,6 +69,7 @@ describe.each(helms)('the operator with %s, for a chart that renders values the 
       if (d.status?.observedGeneration === undefined) return;
       expect(d.status.observedGeneration).toBe(d.metadata?.generation);
       expect([d.status.replicas, d.status.updatedReplicas]).toEqual([replicas, replicas]);
+      if (nodes > 0) expect([d.status.readyReplicas, d.status.availableReplicas]).toEqual([replicas, replicas]);
     }, POLL);
   };
   /** Waits until the operator has finished at least `n` more reconciles of the CR. */

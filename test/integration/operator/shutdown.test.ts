@@ -1,6 +1,6 @@
 // Stopping the operator never harms its operands: after SIGTERM and after SIGKILL the release's objects, the
 // release records and the CR are exactly as they were, and the next operator adopts them without running helm.
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { isGone, type TestKube } from '../../support/kube.js';
 import { type crClient, type OperatorProcess, releaseRevisions } from '../../support/operator.js';
 import { useOperatorFixture } from '../../support/operator-fixture.js';
@@ -49,6 +49,9 @@ describe('stopping the operator', () => {
     const first = operator();
     await crs.create(name, { replicaCount: 2 });
     await expect.poll(async () => (await crs.condition(name, 'Deployed'))?.status, poll).toBe('True');
+    // The Deployment's status moves until its pods are ready (never, without nodes): snapshot once Ready settled.
+    const settled = inject('cluster').nodes > 0 ? 'True' : 'False';
+    await expect.poll(async () => (await crs.condition(name, 'Ready'))?.status, poll).toBe(settled);
     const before = await snapshot();
     expect(before.releases).toEqual(['1:deployed']);
 
