@@ -173,6 +173,7 @@ async function run(argv: readonly string[]): Promise<number> {
         helm,
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,
+        chartRollout: opts.chartRollout,
         postRender: { dir: postRenderDir, render: ownershipRenderer(kube.client) },
         lease: lease && { ...lease, identity, timing },
         shards: sharding,

@@ -7,6 +7,7 @@ import type { KubeRateLimit } from '../kube/client.js';
 import type { LogLevel } from '../observability/logger.js';
 import { STATUS_MANIFEST_MODES, type StatusManifestMode } from '../reconciler/status-manifest.js';
 import { kubeApiRateLimit } from './kube-api-flags.js';
+import { type ChartRolloutFlags, parseChartRolloutFlags } from './rollout-flags.js';
 import { parseShardFlags, type ShardFlags } from './shard-flags.js';
 
 export interface RunOptions extends ShardFlags {
@@ -36,6 +37,8 @@ export interface RunOptions extends ShardFlags {
   readonly logEncoder: 'json' | 'console';
   /** The kube client's rate limit (--kube-api-qps/--kube-api-burst); undefined: none, as controller-runtime v0.21. */
   readonly kubeApiRateLimit: KubeRateLimit | undefined;
+  /** --chart-rollout-max-concurrent and --chart-rollout-max-failures (rollout-flags.ts). */
+  readonly chartRollout: ChartRolloutFlags;
   /** Flags accepted for compatibility whose behaviour arrives later; the CLI warns when they are set. */
   readonly notYet: readonly string[];
 }
@@ -80,6 +83,8 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'leader-elect-retry-period': { kind: 'string' },
   'shard-count': { kind: 'string' },
   'shard-index': { kind: 'string' },
+  'chart-rollout-max-concurrent': { kind: 'string' },
+  'chart-rollout-max-failures': { kind: 'string' },
 };
 
 const BOOLS: Readonly<Record<string, boolean>> = { true: true, '1': true, t: true, TRUE: true, True: true, T: true };
@@ -167,6 +172,10 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
       seen.get('kube-api-qps') as string | undefined,
       seen.get('kube-api-burst') as string | undefined,
     ),
+    chartRollout: parseChartRolloutFlags({
+      maxConcurrent: seen.get('chart-rollout-max-concurrent') as string | undefined,
+      maxFailures: seen.get('chart-rollout-max-failures') as string | undefined,
+    }),
     notYet: [...seen.keys()].filter((n) => FLAGS[n]?.notYet).map((n) => `--${n}`),
     ...parseShardFlags({
       count: seen.get('shard-count') as string | undefined,
@@ -216,6 +225,9 @@ Flags (operator-sdk helm-operator names and defaults):
   --status-manifest mode             what status.deployedRelease.manifest holds: full (the manifest), redacted
                                      (Secret values as sha256 digests) or none; a marker above 256 KiB
                                      (default redacted)
+  --chart-rollout-max-concurrent int upgrades a changed chart (not a CR's own spec) causes per watch at once,
+                                     after one canary CR succeeded; 0 upgrades all at once (default 2)
+  --chart-rollout-max-failures int   failed upgrades of a chart rollout tolerated; one more halts it (default 0)
   --metrics-bind-address string      where GET /metrics is served, "0" disables (default ":8080");
                                      --metrics-addr is its older name
   --metrics-secure                   serve /metrics over HTTPS (a self-signed certificate unless

@@ -4,7 +4,8 @@
 import { ConfigError } from '../core/errors.js';
 import { isTree, type OverrideTree, type OverrideValue, own, put } from './values-tree.js';
 
-class StrvalsError extends Error {}
+/** A problem Helm's parser reports; the callers turn it into their own error naming the key or reference. */
+export class StrvalsError extends Error {}
 
 const MAX_INDEX = 65536;
 const MAX_NESTING = 30;
@@ -28,10 +29,8 @@ const INDEX_STOP = new Set(']');
 export function parseOverrides(overrides: Readonly<Record<string, string>>): OverrideTree {
   const tree: OverrideTree = {};
   for (const [key, value] of Object.entries(overrides)) {
-    const runes = new Runes(`${key}=${value}`);
     try {
-      let done = false;
-      while (!done) done = parseKey(runes, tree, 0);
+      parseStringInto(`${key}=${value}`, tree);
     } catch (err) {
       if (!(err instanceof StrvalsError)) throw err;
       throw new ConfigError(
@@ -42,6 +41,16 @@ export function parseOverrides(overrides: Readonly<Record<string, string>>): Ove
     }
   }
   return tree;
+}
+
+/**
+ * Helm's `strvals.ParseIntoString` of one expression (`a.b[0]=value`, more pairs after unescaped commas) into
+ * `tree`, which it changes in place; every value is a string. Throws a StrvalsError.
+ */
+export function parseStringInto(expression: string, tree: OverrideTree): void {
+  const runes = new Runes(expression);
+  let done = false;
+  while (!done) done = parseKey(runes, tree, 0);
 }
 
 class Runes {
@@ -177,7 +186,13 @@ function withIndex(list: readonly OverrideValue[], index: number, value: Overrid
 
 function conflict(key: string, existing: OverrideValue, wanted: string): StrvalsError {
   const shape =
-    existing === null ? 'null' : Array.isArray(existing) ? 'a list' : isTree(existing) ? 'a map' : 'a string';
+    existing === null
+      ? 'null'
+      : Array.isArray(existing)
+        ? 'a list'
+        : isTree(existing)
+          ? 'a map'
+          : `a ${typeof existing === 'string' ? 'string' : 'value'}`;
   return new StrvalsError(`${JSON.stringify(key)} already holds ${shape}, so it cannot also be ${wanted}`);
 }
 

@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   OWNERSHIP_UNKNOWN_KIND: 'the chart renders a kind the API server does not serve, without a namespace to place it',
   RETRY_LATER: 'a reconcile asked to be retried after a delay',
   TERMINAL: 'a reconcile error that retrying cannot fix',
+  VALUES_FROM_INVALID: 'the values-from annotation is malformed (not a list of valid references)',
+  VALUES_FROM_UNRESOLVED: 'a values-from reference cannot be read or used (missing, forbidden, no such key, not YAML)',
   LEADER_ELECTION_LOST: 'the leader lease was not renewed within the renew deadline: the operator stops',
   UNDEPLOY_TIMEOUT: 'undeploy: custom resources were still there at the deadline',
   SCAFFOLD_EXISTS: 'init/create api would overwrite a file',

@@ -231,6 +231,19 @@ describe('when helm exits non-zero', { timeout: 20_000 }, () => {
   });
 });
 
+describe('when the call names strings to hide (values read from Secrets)', { timeout: 20_000 }, () => {
+  it('scrubs them from the error whatever their length, while values stay in the file', async () => {
+    const t = await setup('fail');
+    const values = { db: { pin: '4711', host: 'db' } };
+    const err = await rejection(t.client.install({ ...release, values, secrets: ['4711'], signal: signal() }));
+    expect(err).toBeInstanceOf(HelmCommandError);
+    const everything = inspect(err, { depth: 10 }) + JSON.stringify(err);
+    expect(everything).not.toContain('4711');
+    expect(everything).toContain('"host":"db"'); // a short value of an ordinary key is not a secret
+    expect(JSON.parse(t.recorded().values?.content ?? '{}')).toEqual(values);
+  });
+});
+
 describe('when the helm binary is missing', () => {
   it('throws HelmNotFoundError telling how to point at helm, and cleans up the values file', async () => {
     const t = await setup('ok', { binary: join(root, 'no-such-helm') });

@@ -244,7 +244,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     install(p) {
       return withValuesFile(p.values, async (valuesFile) => {
         const args = installArgs({ ...p, valuesFile, ...applyArgs('install', p), ...validation });
-        const secrets = secretsOf(p.values);
+        const secrets = secretsOf(p.values, p.secrets);
         return appliedRelease(await run('install', args, ctxOf(p, secrets, valuesFile)), 'install', p, secrets);
       });
     },
@@ -258,15 +258,16 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
           ...forceArgs('upgrade', p.force),
           ...validation,
         });
-        const secrets = secretsOf(p.values);
+        const secrets = secretsOf(p.values, p.secrets);
         return appliedRelease(await run('upgrade', args, ctxOf(p, secrets, valuesFile)), 'upgrade', p, secrets);
       });
     },
     async uninstall(p) {
-      await run('uninstall', uninstallArgs(p), ctxOf(p, []));
+      await run('uninstall', uninstallArgs(p), ctxOf(p, secretsOf({}, p.secrets)));
     },
     async rollback(p) {
-      await run('rollback', rollbackArgs({ ...p, historyMax, ...forceArgs('rollback', p.force) }), ctxOf(p, []));
+      const args = rollbackArgs({ ...p, historyMax, ...forceArgs('rollback', p.force) });
+      await run('rollback', args, ctxOf(p, secretsOf({}, p.secrets)));
     },
     async template(p) {
       const ctx = { signal: p.signal, release: p.release, namespace: p.namespace, secrets: [] };

@@ -25,6 +25,15 @@ describe('secretsOf', () => {
     expect(secrets).toEqual(expect.arrayContaining(['pw1', 'tok', 'k9', 'abc', 'xyz']));
   });
 
+  it('adds the given strings whatever their length (values from Secrets), with escaped forms and long lines', () => {
+    const pem = '-----BEGIN KEY-----\nMIIBOgIBAAJBAKj34GkxFhD9\n-----END KEY-----';
+    const secrets = secretsOf({ mode: 'text' }, ['pw', ' ', pem, 'a"b']);
+    expect(secrets).toEqual(expect.arrayContaining(['pw', 'a"b', 'a\\"b', pem, 'MIIBOgIBAAJBAKj34GkxFhD9']));
+    expect(secrets).not.toContain(' ');
+    expect(secrets).not.toContain('text');
+    expect(redact('Error: pw in line pw2', secrets)).toBe(`Error: ${REDACTED} in line pw2`);
+  });
+
   it('lists longer secrets first, so that a secret containing another is replaced whole', () => {
     const secrets = secretsOf({ password: 'abc', other: 'abc-and-more-abc' });
     expect(secrets.indexOf('abc-and-more-abc')).toBeLessThan(secrets.indexOf('abc'));

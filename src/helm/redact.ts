@@ -19,14 +19,12 @@ const SECRET_KEY = /password|passwd|token|key|secret|cert/i;
  * and every non-empty string under a key that looks secret (at any depth below it), each also in its JSON-escaped
  * form, longest first. Numbers, booleans and keys are not secrets and are kept.
  */
-export function secretsOf(values: unknown): string[] {
+export function secretsOf(values: unknown, always: readonly string[] = []): string[] {
   const found = new Set<string>();
+  for (const s of always) addSecret(found, s);
   const visit = (v: unknown, secretKey: boolean): void => {
     if (typeof v === 'string') {
-      if (v.length >= MIN_REDACTED_LENGTH || (secretKey && v.trim() !== '')) {
-        found.add(v);
-        found.add(JSON.stringify(v).slice(1, -1));
-      }
+      if (v.length >= MIN_REDACTED_LENGTH || (secretKey && v.trim() !== '')) addSecret(found, v);
     } else if (Array.isArray(v)) {
       for (const item of v) visit(item, secretKey);
     } else if (typeof v === 'object' && v !== null) {
@@ -35,6 +33,18 @@ export function secretsOf(values: unknown): string[] {
   };
   visit(values, false);
   return [...found].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Adds a non-blank secret in its raw and JSON-escaped forms and, for a multi-line one (a PEM key, a values file),
+ * each of its lines of at least MIN_REDACTED_LENGTH characters, as a YAML or log rendering may show it line by line.
+ */
+function addSecret(found: Set<string>, s: string): void {
+  if (s.trim() === '') return;
+  found.add(s);
+  found.add(JSON.stringify(s).slice(1, -1));
+  if (!s.includes('\n')) return;
+  for (const line of s.split(/\r?\n/)) if (line.trim().length >= MIN_REDACTED_LENGTH) found.add(line.trim());
 }
 
 const WORD = /[\p{L}\p{N}_]/u;

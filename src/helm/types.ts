@@ -91,6 +91,11 @@ export interface ReleaseParams extends HelmCallOptions {
    * helm reports its own timeout. @default none: helm's own 5m, and the client's `timeoutMs`
    */
   readonly timeoutMs?: number;
+  /**
+   * Strings hidden in helm's output (errors, warnings) whatever their length, beside those secretsOf() finds in the
+   * values: values read from Secrets (values-from). @default none
+   */
+  readonly secrets?: readonly string[];
 }
 
 export interface InstallParams extends ReleaseParams {

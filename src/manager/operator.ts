@@ -16,6 +16,7 @@ import type { HelmClient } from '../helm/cli.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
+import { ChartRolloutGate } from '../reconciler/chart-rollout.js';
 import type { OutsideObjectMemo } from '../reconciler/orphans.js';
 import { observingHelm } from '../reconciler/release-records.js';
 import type { StatusManifestMode } from '../reconciler/types.js';
@@ -23,6 +24,7 @@ import { runGroup } from './group.js';
 import { watchReconciler } from './reconciler.js';
 import { releaseInformers } from './release-informers.js';
 import { type ShardOwnership, shardGate } from './shard-gate.js';
+import { ValuesFromWatch } from './values-from-watch.js';
 
 export interface OperatorOptions {
   readonly watches: readonly Watch[];
@@ -50,6 +52,11 @@ export interface OperatorOptions {
   readonly outside?: OutsideObjectMemo;
   /** Sharding: reconcile only the CRs of the shards held (shard-gate.ts). @default every CR */
   readonly shards?: ShardOwnership | undefined;
+  /**
+   * Chart-driven upgrades per watch: a canary, then at most `maxConcurrent` at once, halted after more than
+   * `maxFailures` failed (reconciler/chart-rollout.ts); `maxConcurrent` 0 turns it off. @default 2 and 0
+   */
+  readonly chartRollout?: { readonly maxConcurrent: number; readonly maxFailures: number } | undefined;
 }
 
 /**
@@ -78,6 +85,8 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
   // Release history from a metadata-only cache of Helm's records, trusted once it shows what our own helm did.
   const records = releaseInformers({ kube: o.kube, namespaces: o.namespaces, clock: o.clock, logger: o.logger });
   const helm = observingHelm(o.helm, records.reader);
+  // Reconciles the CRs whose values-from ConfigMaps and Secrets change (watches only the referenced ones).
+  const valuesFrom = new ValuesFromWatch({ kube: o.kube, clock: o.clock, logger: o.logger, signal });
   for (const watch of o.watches) {
     const gvk = { group: watch.group, version: watch.version, kind: watch.kind };
     const gvkText = `${watch.group}/${watch.version}, Kind=${watch.kind}`;
@@ -90,6 +99,11 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     const cached = (namespace: string, name: string) =>
       informerOf(namespace)?.get(resource.namespaced ? namespace : '', name);
     const gate = o.shards && shardGate({ shards: o.shards, cached: (key) => cached(...splitKey(key)) });
+    const limits = o.chartRollout ?? { maxConcurrent: 2, maxFailures: 0 };
+    const rollout =
+      limits.maxConcurrent > 0
+        ? new ChartRolloutGate({ ...limits, controller: name, metrics: o.metrics, logger })
+        : undefined;
     const reconciler = watchReconciler({
       watch,
       resource,
@@ -106,6 +120,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       suppressOverrideValues: o.suppressOverrideValues,
       statusManifest: o.statusManifest,
       metrics: o.metrics,
+      chartRollout: rollout,
       postRender: o.postRender ?? false,
       clock: o.clock,
       logger,
@@ -121,6 +136,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       logger: o.logger,
       ...(o.metrics ? { metrics: o.metrics.controller(name) } : {}),
     });
+    rollout?.onWake((key) => controller.enqueue(key)); // a held CR goes as soon as its turn comes
     const namespaces = resource.namespaced ? o.namespaces : [''];
     for (const namespace of namespaces) {
       const informer = new Informer({
@@ -134,6 +150,12 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
         },
       });
       informer.addEventHandler(crEventHandler({ gvk, controller, logger, metrics: o.metrics }));
+      // A referenced object's change is new input, like a new spec: a prompt attempt, backoff reset.
+      const reconcileNow = (key: string) => {
+        controller.resetBackoff(key);
+        controller.enqueue(key);
+      };
+      informer.addEventHandler(valuesFrom.handler(gvkText, reconcileNow));
       informers.set(namespace, informer);
       controller.addSource(informer);
     }

@@ -13,11 +13,13 @@ import type { HelmClient } from '../helm/cli.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { formatOwnershipArgs } from '../ownership/context.js';
+import type { ChartRolloutGate } from '../reconciler/chart-rollout.js';
 import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/orphans.js';
 import { crAccess, releaseReader } from '../reconciler/ports.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
 import type { CustomResource, ReleaseReader, StatusManifestMode } from '../reconciler/types.js';
 import { cleanupRelease } from '../reconciler/uninstall-wait.js';
+import { referenceReader } from '../reconciler/values-from.js';
 
 export interface WatchReconcilerOptions {
   readonly watch: Watch;
@@ -43,6 +45,8 @@ export interface WatchReconcilerOptions {
   readonly suppressOverrideValues: boolean;
   readonly statusManifest?: StatusManifestMode | undefined;
   readonly metrics?: OperatorMetrics | undefined;
+  /** The watch's chart rollout gate (operator.ts builds it, and wakes held CRs through the controller). */
+  readonly chartRollout?: ChartRolloutGate | undefined;
   /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
   readonly postRender: boolean;
   readonly clock: Clock;
@@ -70,6 +74,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     watch,
     chartName: chart,
     dependents,
+    references: referenceReader(kube),
     ...(o.postRender ? { postRenderArgs: (cr: CustomResource) => ownershipArgs(cr, chart) } : {}),
     defaultReconcilePeriodMs: o.reconcilePeriodMs,
     periodJitter: Math.random, // ±10 %: CRs created together do not stay in lockstep
@@ -83,6 +88,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     ...(o.outside ? { outside: o.outside } : {}),
     suppressOverrideValues: o.suppressOverrideValues,
     ...(o.statusManifest ? { statusManifest: o.statusManifest } : {}),
+    ...(o.chartRollout ? { chartRollout: o.chartRollout } : {}),
     clock: o.clock,
     logger,
   });

@@ -94,4 +94,15 @@ describe('OperatorMetrics', () => {
     ({ body } = await m.render());
     expect(body).toContain('helm_operator_helm_still_running{action="upgrade"} 0');
   });
+
+  it("shows each controller's chart rollout counts as gauges", async () => {
+    const m = new OperatorMetrics({ version: '0.1.0', defaultMetrics: false });
+    m.chartRollout('web-controller', { pending: 18, upgraded: 1, failed: 1 });
+    m.chartRollout('web-controller', { pending: 17, upgraded: 2, failed: 1 });
+    const { body } = await m.render();
+    expect(body).toContain('# TYPE helm_operator_chart_rollout_pending gauge');
+    expect(body).toContain('helm_operator_chart_rollout_pending{controller="web-controller"} 17');
+    expect(body).toContain('helm_operator_chart_rollout_upgraded{controller="web-controller"} 2');
+    expect(body).toContain('helm_operator_chart_rollout_failed{controller="web-controller"} 1');
+  });
 });

@@ -57,6 +57,7 @@ export class OperatorMetrics {
   readonly #shardsHeld: Gauge;
   readonly #helmExec: Histogram<'action' | 'result'>;
   readonly #driftCorrections: Counter<'controller' | 'kind' | 'action'>;
+  readonly #rollout: Readonly<Record<'pending' | 'upgraded' | 'failed', Gauge<'controller'>>>;
   #countDependents: () => number = () => 0;
 
   constructor(options: MetricsOptions) {
@@ -189,6 +190,22 @@ export class OperatorMetrics {
       labelNames: ['controller', 'kind', 'action'],
       registers,
     });
+    const rolloutGauge = (name: string, help: string) =>
+      new Gauge({ name: `helm_operator_chart_rollout_${name}`, help, labelNames: ['controller'], registers });
+    this.#rollout = {
+      pending: rolloutGauge(
+        'pending',
+        'CRs whose chart-driven upgrade the chart rollout holds now (Waiting or Halted)',
+      ),
+      upgraded: rolloutGauge(
+        'upgraded',
+        'CRs upgraded by the current chart rollout (since the chart or process changed)',
+      ),
+      failed: rolloutGauge(
+        'failed',
+        'CRs whose upgrade in the current chart rollout failed and has not succeeded since',
+      ),
+    };
     const dependentObjects = () => this.#countDependents();
     new Gauge({
       name: 'helm_operator_dependent_objects_cached',
@@ -269,6 +286,13 @@ export class OperatorMetrics {
   /** Counts one object put back by drift repair. */
   driftCorrected(controller: string, kind: string, action: 'created' | 'patched'): void {
     this.#driftCorrections.inc({ controller, kind, action });
+  }
+
+  /** Sets helm_operator_chart_rollout_{pending,upgraded,failed}{controller} (chart-rollout.ts' counts). */
+  chartRollout(controller: string, counts: { pending: number; upgraded: number; failed: number }): void {
+    this.#rollout.pending.set({ controller }, counts.pending);
+    this.#rollout.upgraded.set({ controller }, counts.upgraded);
+    this.#rollout.failed.set({ controller }, counts.failed);
   }
 
   /** Where helm_operator_dependent_objects_cached reads its value at each scrape. */

@@ -46,6 +46,19 @@ describe('decideReleaseAction', () => {
   });
 });
 
+describe('decideReleaseAction with a force-upgrade-at request pending', () => {
+  it('upgrades a release that is as wanted, and still installs one that has no deployed revision', () => {
+    const deployed = rev(1, 'deployed');
+    const state = { latest: deployed, deployed, pending: false };
+    const history = [stored(deployed, 'a')];
+    expect(decideReleaseAction({ state, history, fingerprint: 'a', force: true })).toBe('upgrade');
+    expect(decideReleaseAction({ state, history, fingerprint: 'a', force: false })).toBe('none');
+    expect(decideReleaseAction({ state: { pending: false }, history: [], fingerprint: 'a', force: true })).toBe(
+      'install',
+    );
+  });
+});
+
 describe('condition reasons', () => {
   it('names the action taken, or with none, whether the deployed revision is the first', () => {
     expect(successReason('install', 3)).toBe('InstallSuccessful');

@@ -1,6 +1,6 @@
 // Decides what one reconcile does with helm, operator-sdk style but without a dry-run: install when there is no
-// deployed revision, upgrade when the inputs' fingerprint or the latest revision differ from the deployed one, else
-// nothing; and names the condition reasons of each outcome. Pure; called by HelmReconciler. Never calls helm.
+// deployed revision, upgrade when the inputs' fingerprint or the latest revision differ from the deployed one or an
+// upgrade is forced, else nothing; and names the condition reasons of each outcome. Pure; called by HelmReconciler.
 import type { HistorySummary } from '../helm/history.js';
 import { FINGERPRINT_LABEL } from './fingerprint.js';
 import type { StoredRelease } from './types.js';
@@ -14,13 +14,15 @@ export interface ReleaseFacts {
   readonly history: readonly StoredRelease[];
   /** The fingerprint label of this reconcile's inputs (see fingerprintLabel). */
   readonly fingerprint: string;
+  /** A `force-upgrade-at` request is pending: upgrade even when nothing changed (requests.ts). @default false */
+  readonly force?: boolean;
 }
 
-export function decideReleaseAction({ state, history, fingerprint }: ReleaseFacts): ReleaseAction {
+export function decideReleaseAction({ state, history, fingerprint, force = false }: ReleaseFacts): ReleaseAction {
   if (!state.deployed) return 'install';
   const deployed = history.find((h) => h.release === state.deployed);
   if (deployed?.labels[FINGERPRINT_LABEL] !== fingerprint || state.latest !== state.deployed) return 'upgrade';
-  return 'none';
+  return force ? 'upgrade' : 'none';
 }
 
 /** The Deployed reason: that of the action taken, or with none, whether the deployed revision is the first. */

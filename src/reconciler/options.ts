@@ -5,6 +5,7 @@ import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/cli.js';
+import type { ChartRolloutGate } from './chart-rollout.js';
 import type { BackoffPolicy } from './classify.js';
 import type { OutsideObjectMemo, OutsideRef } from './orphans.js';
 import type {
@@ -15,6 +16,7 @@ import type {
   ReleaseReader,
   StatusManifestMode,
 } from './types.js';
+import type { ReferenceReader } from './values-from.js';
 
 /** Removes the objects of an uninstalled release that still exist; returns those not gone yet. */
 export type Cleanup = (manifest: string, namespace: string, signal: AbortSignal) => Promise<{ remaining: unknown[] }>;
@@ -63,6 +65,10 @@ export interface HelmReconcilerOptions {
   readonly orphans?: DeleteOrphans;
   /** Dependent watches and drift repair for deployed releases. @default none */
   readonly dependents?: DependentsPort;
+  /** Reads the ConfigMaps and Secrets of the values-from annotation. @default none: such CRs are Irreconcilable */
+  readonly references?: ReferenceReader;
+  /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
+  readonly chartRollout?: ChartRolloutGate | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
 }

@@ -3,7 +3,8 @@
 // process for an unchanged CR); failures are remediated and retried with per-CR backoff; deletion is deletion.ts.
 // Called by the controller's workers with a "namespace/name" key. Never puts values in logs, events or errors.
 import { splitKey } from '../cache/store.js';
-import { deepMerge, parseOverrides } from '../config/overrides.js';
+import { parseOverrides } from '../config/overrides.js';
+import { ValuesFromError } from '../config/values-from.js';
 import { TerminalError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Release } from '../helm/cli.js';
@@ -11,6 +12,8 @@ import { type HistorySummary, isPending, summarize } from '../helm/history.js';
 import { type ActionContext, install, recoverPending, upgrade } from './actions.js';
 import { type ReleaseOptions, reconcilePeriod, releaseOptions } from './annotations.js';
 import { ChartDigestMemo } from './chart-digest-memo.js';
+import type { RolloutHold } from './chart-rollout.js';
+import { settleRollout, throughRollout } from './chart-rollout-step.js';
 import { failureMessage, isRenderError } from './classify.js';
 import { decideReleaseAction, failureReason, type ReleaseAction, successReason } from './decide.js';
 import { ReleaseDeletion } from './deletion.js';
@@ -18,8 +21,10 @@ import { FINGERPRINT_LABEL, fingerprintLabel, releaseFingerprint } from './finge
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { OutsideObjectMemo } from './orphans.js';
+import { noteResumed, pausedAnnotation, reconcilePaused, resumedStatus } from './pause.js';
 import { periodicRequeue } from './period.js';
 import { actionFailure } from './remediation-error.js';
+import { awaitsManualAction, forceHandled, pendingRequests, reconcileHandled, withHandled } from './requests.js';
 import { retryAfterFailure } from './retry.js';
 import { releaseHelm } from './slow-helm.js';
 import { deployedStatus, failedStatus, startingStatus, withoutFailures, withReadiness } from './status.js';
@@ -27,13 +32,19 @@ import { StatusReleaseMemo } from './status-manifest.js';
 import type { CustomResource, HelmAppStatus, Outcome, StoredRelease } from './types.js';
 import { StatusUpdater } from './updater.js';
 import { validateCustomResource } from './validate.js';
+import { type ChartInputs, chartValues, hideSecrets, valuesFromFailure, withSecrets } from './values-from.js';
 
 /** Version of what the post-renderer does to objects: a change re-renders every release once. */
 export const OWNERSHIP_RENDER = 'ownership/v1';
 
 /** What the helm step did: the action it decided and its result (none for 'none'), or what it threw. */
 type HelmStep =
-  | { readonly action: ReleaseAction; readonly state: HistorySummary; readonly result?: Release }
+  | {
+      readonly action: ReleaseAction;
+      readonly state: HistorySummary;
+      readonly result?: Release;
+      readonly hold?: RolloutHold;
+    }
   | { readonly action: ReleaseAction; readonly err: unknown };
 
 export class HelmReconciler {
@@ -64,17 +75,27 @@ export class HelmReconciler {
   /** `logger` (with the controller's reconcileID) replaces the constructor's logger for this reconcile. */
   async reconcile(key: string, signal: AbortSignal, logger: Logger = this.#o.logger): Promise<Outcome> {
     const [namespace, name] = splitKey(key);
-    const cr = await this.#o.crs.get(namespace, name, { signal });
-    if (!cr) return {};
+    const cr = await this.#read(namespace, name, signal);
+    if (!cr) {
+      this.#o.chartRollout?.forget(key);
+      return {};
+    }
     const log = logger.child({ namespace, name });
-    const { periodMs, options } = this.#annotations(cr, log);
+    const { periodMs, options, paused } = this.#annotations(cr, log);
+    // Deletion ignores the pause: the finalizer must never strand a CR.
     if (cr.metadata.deletionTimestamp) return this.#deletion.reconcile({ cr, options, periodMs, log, signal });
     const requeue: Outcome = periodicRequeue(periodMs, this.#o.periodJitter);
 
     const updater = new StatusUpdater({ crs: this.#o.crs, cr });
     await updater.addFinalizer(signal); // before any helm action, and written right away
     const current = updater.cr;
-    const base = startingStatus(updater.shown, current.metadata.generation);
+    const { events, clock } = this.#o;
+    if (paused) return reconcilePaused({ updater, cr: current, events, log, now: clock.now(), signal });
+    noteResumed({ updater, cr: current, events, log });
+    const requests = pendingRequests(current.metadata.annotations, updater.shown);
+    if (requests.reconcileAt) log.info({ reconcileRequestedAt: requests.reconcileAt }, 'Reconcile requested');
+    const started = startingStatus(resumedStatus(updater.shown), current.metadata.generation);
+    const base = withHandled(started, reconcileHandled(requests)); // handled by this reconcile, whatever its result
     const irreconcilable = (message: string) => {
       updater.setStatus(failedStatus(base, 'Irreconcilable', 'ReconcileError', message, this.#o.clock.now()));
       updater.afterApply(() => this.#o.events.event(current, 'Warning', 'ReconcileError', message));
@@ -85,8 +106,14 @@ export class HelmReconciler {
         irreconcilable(valid.message);
         throw new TerminalError(`${key}: ${valid.problem}`);
       }
-      const values = deepMerge(valid.spec, this.#overrides);
-      const fingerprint = await this.#fingerprint(values, signal);
+      // values-from references, then the spec, then overrideValues; a reference problem installs nothing.
+      const inputs = { cr: current, spec: valid.spec, overrides: this.#overrides, reader: this.#o.references, signal };
+      const chart = await chartValues(inputs).catch((err: unknown) => {
+        if (!(err instanceof ValuesFromError)) throw err;
+        irreconcilable(err.message);
+        throw valuesFromFailure(err, { key, failures: (base.failures ?? 0) + 1, backoff: this.#o.releaseBackoff });
+      });
+      const fingerprint = await this.#fingerprint(chart.values, signal);
       const release = current.metadata.name;
       const history = await this.#o.releases.history(namespace, release, { signal }).catch((err: unknown) => {
         irreconcilable(`cannot read release ${release}: ${failureMessage(err)}`);
@@ -101,16 +128,20 @@ export class HelmReconciler {
         return requeue;
       }
 
-      const ctx = this.#actionContext({ cr: current, namespace, values, fingerprint, options, updater, log, signal });
+      const ctx = this.#actionContext({ cr: current, namespace, chart, fingerprint, options, updater, log, signal });
       assertNotInFlight(this.#o.inFlight, key);
+      const force = requests.forceAt !== undefined;
       const step = await whileInFlight(this.#o.inFlight, key, () =>
-        this.#helmStep(ctx, current, { state, history, fingerprint }),
+        this.#helmStep(ctx, current, { state, history, fingerprint, force }),
       );
-      if ('err' in step) throw this.#failed(step, { key, base, updater, signal });
+      const forced = forceHandled(requests, step.action);
+      if (forced.forceAt) log.info({ forceUpgradeAt: forced.forceAt, action: step.action }, 'Force upgrade handled');
+      const handled = withHandled(base, forced);
+      if ('err' in step) throw this.#failed(step, { key, base: handled, updater, signal });
 
       const rel = step.result ?? step.state.deployed;
       if (!rel) throw new Error(`${key}: no release after reconcile`); // unreachable: install or deployed is set
-      const deployedRelease = this.#statusRelease.get(`${namespace}/${release}`, rel);
+      const deployedRelease = this.#statusRelease.get(`${namespace}/${release}`, rel, chart.secrets);
       this.#outside.remember(`${namespace}/${release}`, namespace, rel.version, rel.manifest);
       // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm).
       const ready = await this.#o.dependents?.afterDeploy(current, rel.manifest, step.result !== undefined, {
@@ -118,27 +149,38 @@ export class HelmReconciler {
         log,
       });
       const reason = successReason(step.action, rel.version);
-      const notes = rel.info.notes ?? '';
+      const notes = hideSecrets(rel.info.notes ?? '', chart.secrets);
       const now = this.#o.clock.now();
-      updater.setStatus(
-        withReadiness(deployedStatus(withoutFailures(base), reason, notes, deployedRelease, now), ready, now),
+      const status = withReadiness(
+        deployedStatus(withoutFailures(handled), reason, notes, deployedRelease, now),
+        ready,
+        now,
       );
-      return requeue;
+      return settleRollout({ updater, status, hold: step.hold, cr: current, events, log, now, requeue });
     } finally {
       await updater.apply(signal); // status first, then the finalizer; only what changed
     }
   }
 
-  /** The reconcile period and release options from the CR's annotations; warns about invalid ones. */
-  #annotations(cr: CustomResource, log: Logger): { periodMs: number; options: ReleaseOptions } {
+  /** The informer's copy of the CR; the API server's when a pause, resume or request awaits (requests.ts). */
+  async #read(namespace: string, name: string, signal: AbortSignal): Promise<CustomResource | undefined> {
+    const cached = await this.#o.crs.get(namespace, name, { signal });
+    if (!cached || cached.metadata.deletionTimestamp || !awaitsManualAction(cached)) return cached;
+    return this.#o.crs.latest ? this.#o.crs.latest(namespace, name, { signal }) : cached;
+  }
+
+  /** The reconcile period, release options and pause from the CR's annotations; warns about invalid ones. */
+  #annotations(cr: CustomResource, log: Logger): { periodMs: number; options: ReleaseOptions; paused: boolean } {
     const fallback = this.#o.watch.reconcilePeriodMs ?? this.#o.defaultReconcilePeriodMs;
     const period = reconcilePeriod(cr.metadata.annotations, fallback);
     const options = releaseOptions(cr.metadata.annotations, { helmTimeoutMs: this.#o.watch.helmTimeoutMs });
-    for (const warning of [...(period.warning ? [period.warning] : []), ...options.warnings]) {
+    const paused = pausedAnnotation(cr.metadata.annotations);
+    for (const warning of [period.warning, ...options.warnings, paused.warning]) {
+      if (warning === undefined) continue;
       log.warn({}, warning);
       this.#o.events.event(cr, 'Warning', 'InvalidAnnotation', warning);
     }
-    return { periodMs: period.value, options };
+    return { periodMs: period.value, options, paused: paused.value };
   }
 
   /** The fingerprint label of this reconcile's inputs: the chart's files, the values, the render options. */
@@ -154,7 +196,8 @@ export class HelmReconciler {
   #actionContext(a: {
     cr: CustomResource;
     namespace: string;
-    values: Record<string, unknown>;
+    /** The values, and the strings read from Secrets (values-from) that helm's output never shows. */
+    chart: ChartInputs;
     fingerprint: string;
     options: ReleaseOptions;
     updater: StatusUpdater;
@@ -166,12 +209,15 @@ export class HelmReconciler {
       release: a.cr.metadata.name,
       namespace: a.namespace,
       chart: this.#o.watch.chart,
-      values: a.values,
+      values: a.chart.values,
       labels: { [FINGERPRINT_LABEL]: a.fingerprint },
       ...(this.#o.postRenderArgs ? { postRenderArgs: this.#o.postRenderArgs(a.cr) } : {}),
       options: a.options,
       // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
-      helm: releaseHelm({ ...this.#o, cr, timeoutMs: a.options.helmTimeoutMs, updater, log, signal }),
+      helm: withSecrets(
+        releaseHelm({ ...this.#o, cr, timeoutMs: a.options.helmTimeoutMs, updater, log, signal }),
+        a.chart.secrets,
+      ),
       releases: this.#o.releases,
       log: a.log,
       note: (type, reason, message) => this.#o.events.event(a.cr, type, reason, message),
@@ -186,7 +232,7 @@ export class HelmReconciler {
   async #helmStep(
     ctx: ActionContext,
     cr: CustomResource,
-    facts: { state: HistorySummary; history: readonly StoredRelease[]; fingerprint: string },
+    facts: { state: HistorySummary; history: readonly StoredRelease[]; fingerprint: string; force: boolean },
   ): Promise<HelmStep> {
     let { state } = facts;
     let action: ReleaseAction = 'none';
@@ -194,13 +240,24 @@ export class HelmReconciler {
       if (state.latest && isPending(state.latest.info.status)) state = await recoverPending(ctx, state);
       action = decideReleaseAction({ ...facts, state });
       if (action === 'none') return { action, state };
-      this.#overrideEvents(cr);
       if (action === 'install' || !state.deployed) {
+        this.#overrideEvents(cr);
         const result = await install(ctx, state);
         ctx.log.info({ release: ctx.release, revision: result.version }, 'Installed release');
         return { action, state, result };
       }
-      const result = await upgrade(ctx, state.deployed);
+      // A chart-driven upgrade waits for its turn in the chart rollout (chart-rollout.ts); the CR's own never does.
+      const { deployed } = state;
+      const digest = () => this.#chartDigest.get({ signal: ctx.signal });
+      const key = `${ctx.namespace}/${ctx.release}`;
+      const rollout = { gate: this.#o.chartRollout, key, force: facts.force, values: ctx.values, digest };
+      const stored = facts.history.find((h) => h.release === deployed);
+      const gated = await throughRollout({ ...rollout, deployed: stored, signal: ctx.signal }, () => {
+        this.#overrideEvents(cr);
+        return upgrade(ctx, deployed);
+      });
+      if ('hold' in gated) return { action: 'none', state, hold: gated.hold };
+      const result = gated.value;
       const force = ctx.options.upgradeForce;
       ctx.log.info({ release: ctx.release, revision: result.version, force }, 'Upgraded release');
       return { action, state, result };

@@ -155,6 +155,14 @@ describe('statusRelease', () => {
     expect(statusRelease(release(MANIFEST), 'none')).toEqual({ name: 'demo', revision: 3 });
   });
 
+  it('hides values read from Secrets (values-from) wherever they appear, in full and redacted mode', () => {
+    const text = 'kind: ConfigMap\ndata:\n  dsn: postgres://app:pw-1234@db\n  pin: "0042"\n';
+    for (const mode of ['full', 'redacted'] as const) {
+      const dr = statusRelease(release(text), mode, STATUS_MANIFEST_CAP, ['pw-1234', '0042']);
+      expect(dr.manifest).toBe('kind: ConfigMap\ndata:\n  dsn: postgres://app:<redacted>@db\n  pin: "<redacted>"\n');
+    }
+  });
+
   it('stores the manifest up to the cap and a marker above it, in every mode that stores one', () => {
     const big = `${CONFIGMAP}${'# filler\n'.repeat(STATUS_MANIFEST_CAP / 9)}`;
     expect(storedBytes(big)).toBeGreaterThan(STATUS_MANIFEST_CAP);
@@ -267,5 +275,12 @@ describe('StatusReleaseMemo', () => {
     expect(second.manifest).not.toContain('two');
     memo.forget('ns/web');
     expect(memo.get('ns/web', { name: 'web', namespace: 'ns', version: 2, manifest: 'after' }).manifest).toBe('after');
+  });
+
+  it('builds it again for the same revision when the strings to hide changed, keeping no secret itself', () => {
+    const memo = new StatusReleaseMemo('full');
+    const rel = { name: 'web', namespace: 'ns', version: 1, manifest: 'token: tok-1 tok-2' };
+    expect(memo.get('ns/web', rel, ['tok-1']).manifest).toBe('token: <redacted> tok-2');
+    expect(memo.get('ns/web', rel, ['tok-1', 'tok-2']).manifest).toBe('token: <redacted> <redacted>');
   });
 });

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { lastDeployed, latest } from '../helm/history.js';
 import { editManifest } from '../helm/manifest.js';
+import { redact, secretsOf } from '../helm/redact.js';
 import type { Release } from '../helm/release.js';
 import type { DeployedRelease, StatusManifestMode } from './types.js';
 
@@ -38,11 +39,15 @@ export interface StatusReleaseInput {
   readonly manifest: string;
 }
 
-/** `status.deployedRelease` for a deployed release in the given mode, never over `cap` bytes of manifest. */
+/**
+ * `status.deployedRelease` for a deployed release in the given mode, never over `cap` bytes of manifest. `hidden`
+ * (values read from Secrets through values-from) is replaced by `<redacted>` wherever it appears, in every mode.
+ */
 export function statusRelease(
   rel: StatusReleaseInput,
   mode: StatusManifestMode = DEFAULT_STATUS_MANIFEST,
   cap: number = STATUS_MANIFEST_CAP,
+  hidden: readonly string[] = [],
 ): DeployedRelease {
   const base = { name: rel.name, revision: rel.version };
   if (mode === 'none') return base;
@@ -55,6 +60,7 @@ export function statusRelease(
       return { ...base, manifest: manifestMarker(rel, 'a document that may hold a Secret is not valid YAML') };
     }
   }
+  if (hidden.length > 0) manifest = redact(manifest, secretsOf({}, hidden));
   const size = storedBytes(manifest);
   if (size <= cap) return { ...base, manifest };
   return { ...base, manifest: manifestMarker(rel, `${size} bytes as stored, over the ${cap}-byte cap`) };
@@ -167,18 +173,23 @@ export function storedBytes(text: string): number {
  * does not scan and re-redact the whole manifest every period. Holds one entry per CR key.
  */
 export class StatusReleaseMemo {
-  readonly #byKey = new Map<string, { readonly revision: number; readonly value: DeployedRelease }>();
+  readonly #byKey = new Map<
+    string,
+    { readonly revision: number; readonly hidden: string; readonly value: DeployedRelease }
+  >();
   readonly #mode: StatusManifestMode;
 
   constructor(mode: StatusManifestMode = DEFAULT_STATUS_MANIFEST) {
     this.#mode = mode;
   }
 
-  get(key: string, rel: StatusReleaseInput): DeployedRelease {
+  /** `hidden`: strings to redact (see statusRelease); the memo keeps only their digest, never them. */
+  get(key: string, rel: StatusReleaseInput, hidden: readonly string[] = []): DeployedRelease {
     const hit = this.#byKey.get(key);
-    if (hit?.revision === rel.version && hit.value.name === rel.name) return hit.value;
-    const value = statusRelease(rel, this.#mode);
-    this.#byKey.set(key, { revision: rel.version, value });
+    const digest = hidden.length === 0 ? '' : sha256(JSON.stringify(hidden));
+    if (hit?.revision === rel.version && hit.value.name === rel.name && hit.hidden === digest) return hit.value;
+    const value = statusRelease(rel, this.#mode, STATUS_MANIFEST_CAP, hidden);
+    this.#byKey.set(key, { revision: rel.version, hidden: digest, value });
     return value;
   }
 

@@ -1,9 +1,12 @@
-// Builds the CR status for each reconcile outcome, exactly as operator-sdk writes it ({conditions, deployedRelease};
-// unknown status fields are dropped), and compares statuses so that an unchanged one is never written.
+// Builds the CR status for each reconcile outcome as operator-sdk writes it ({conditions, deployedRelease}, plus our
+// fields; unknown status fields are dropped), and compares statuses so that an unchanged one is never written.
 // Pure; called by the reconciler. Never reads the clock (now is passed in).
 import { type Condition, type ConditionReason, removeCondition, setCondition } from '../status/conditions.js';
 import { canonicalJson } from './fingerprint.js';
 import type { DeployedRelease, HelmAppStatus, ReadyState } from './types.js';
+
+/** The status fields that record a handled annotation request. */
+type HandledRequest = 'lastHandledReconcileAt' | 'lastHandledForceAt';
 
 /** Helm NOTES can be long; a condition message is for humans and `kubectl describe`. */
 const MAX_MESSAGE = 4096;
@@ -35,11 +38,16 @@ export function readStatus(raw: unknown): HelmAppStatus {
   const num = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
   const observedGeneration = num(s.observedGeneration);
   const failures = num(s.failures);
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const lastHandledReconcileAt = str(s.lastHandledReconcileAt);
+  const lastHandledForceAt = str(s.lastHandledForceAt);
   return {
     conditions,
     ...(deployedRelease ? { deployedRelease } : {}),
     ...(observedGeneration !== undefined ? { observedGeneration } : {}),
     ...(failures ? { failures } : {}),
+    ...(lastHandledReconcileAt ? { lastHandledReconcileAt } : {}),
+    ...(lastHandledForceAt ? { lastHandledForceAt } : {}),
   };
 }
 
@@ -51,9 +59,12 @@ function initialized(conditions: readonly Condition[], now: number): Condition[]
   return setCondition(conditions, { type: 'Initialized', status: 'True' }, now);
 }
 
-/** Every status written after helm ends drops Reconciling, which only a helm run still going may show. */
+/**
+ * Every status written after helm ends drops Reconciling, which only a helm run still going may show, and
+ * ChartRollout, which a held CR's reconcile sets again (chart-rollout-step.ts).
+ */
 function settled(conditions: readonly Condition[]): Condition[] {
-  return removeCondition(conditions, 'Reconciling');
+  return removeCondition(removeCondition(conditions, 'Reconciling'), 'ChartRollout');
 }
 
 /**
@@ -78,7 +89,7 @@ export function deployedStatus(
   c = removeCondition(c, 'Irreconcilable');
   const message = trim(notes);
   c = setCondition(c, { type: 'Deployed', status: 'True', reason, ...(message ? { message } : {}) }, now);
-  return { conditions: c, deployedRelease, ...generationOf(before) };
+  return { conditions: c, deployedRelease, ...carriedOver(before) };
 }
 
 /** The Ready condition set from the release's objects; removed when they are not watched (it would go stale). */
@@ -89,8 +100,14 @@ export function withReadiness(s: HelmAppStatus, ready: ReadyState | undefined, n
   return { ...s, conditions };
 }
 
-function generationOf(s: HelmAppStatus): { observedGeneration?: number } {
-  return s.observedGeneration === undefined ? {} : { observedGeneration: s.observedGeneration };
+/** What every status keeps from the one before: observedGeneration and the handled requests (requests.ts). */
+function carriedOver(s: HelmAppStatus): Pick<HelmAppStatus, 'observedGeneration' | HandledRequest> {
+  const { observedGeneration: g, lastHandledReconcileAt: r, lastHandledForceAt: f } = s;
+  return {
+    ...(g === undefined ? {} : { observedGeneration: g }),
+    ...(r === undefined ? {} : { lastHandledReconcileAt: r }),
+    ...(f === undefined ? {} : { lastHandledForceAt: f }),
+  };
 }
 
 /**
@@ -138,5 +155,5 @@ export function uninstalledStatus(before: HelmAppStatus, now: number, waiting = 
   );
   // While waiting, deployedRelease is kept: its manifest says which objects to wait for.
   const keep = waiting && before.deployedRelease ? { deployedRelease: before.deployedRelease } : {};
-  return { conditions: c, ...keep, ...generationOf(before) };
+  return { conditions: c, ...keep, ...carriedOver(before) };
 }

@@ -33,7 +33,7 @@ export interface DeployedRelease {
 /** --status-manifest: what `status.deployedRelease.manifest` holds (always capped; see status-manifest.ts). */
 export type StatusManifestMode = 'full' | 'redacted' | 'none';
 
-/** operator-sdk's HelmAppStatus, plus observedGeneration and a Flux-style failure counter. */
+/** operator-sdk's HelmAppStatus, plus observedGeneration, a Flux-style failure counter and handled requests. */
 export interface HelmAppStatus {
   readonly conditions: readonly Condition[];
   readonly deployedRelease?: DeployedRelease;
@@ -41,6 +41,10 @@ export interface HelmAppStatus {
   readonly observedGeneration?: number;
   /** Consecutive failed attempts for the current spec; absent after a success. */
   readonly failures?: number;
+  /** The last `reconcile-requested-at` annotation value a reconcile handled (Flux's lastHandledReconcileAt). */
+  readonly lastHandledReconcileAt?: string;
+  /** The last `force-upgrade-at` annotation value a forced upgrade (or an install) handled. */
+  readonly lastHandledForceAt?: string;
 }
 
 /** What a reconcile asks of the work queue when it succeeds (declared once, in the reconcile contract). */

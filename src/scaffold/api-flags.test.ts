@@ -39,6 +39,13 @@ describe('parseCreateApiArgs', () => {
     expect(parse('--kind=Foo', '--force=false').force).toBe(false);
   });
 
+  it('reads the --values-from switch', () => {
+    expect(parse('--kind=Foo', '--values-from').valuesFrom).toBe(true);
+    expect(parse('--kind=Foo', '--values-from=false').valuesFrom).toBeUndefined();
+    expect(parse('--kind=Foo').valuesFrom).toBeUndefined();
+    expect(message(() => parse('--kind=Foo', '--values-from=maybe'))).toBe('--values-from: "maybe" is not a boolean');
+  });
+
   it('reads --kube-version as vX.Y.Z and refuses what is not a Kubernetes version', () => {
     expect(parse('--kind=Foo', '--kube-version=1.24').kubeVersion).toBe('v1.24.0');
     expect(parse('--kind=Foo', '--kube-version', 'v1.30.1').kubeVersion).toBe('v1.30.1');

@@ -20,6 +20,11 @@ export interface CreateApiOptions {
   readonly kubeVersion?: string | undefined;
   /** Scaffold even if the API exists, overwrite generated files and regenerate the whole manager role. */
   readonly force: boolean;
+  /**
+   * `--values-from`: the manager role may get, list and watch ConfigMaps and Secrets (the values-from annotation),
+   * recorded in PROJECT so that `generate rbac` keeps it. @default false
+   */
+  readonly valuesFrom?: boolean;
 }
 
 export const CREATE_API_USAGE = `Usage: helm-operator create api [flags]
@@ -40,6 +45,9 @@ Flags:
                                 default: the cluster's when one answers, else ${DEFAULT_KUBE_VERSION})
   --force                       scaffold even if the resource exists: overwrite generated files and regenerate
                                 config/rbac/role.yaml from every chart in watches.yaml
+  --values-from                 let the operator read (get, list, watch) ConfigMaps and Secrets, for CRs that take
+                                chart values from them (the helm.sdk.operatorframework.io/values-from annotation);
+                                recorded in PROJECT, so generate rbac keeps it
 `;
 
 const STRING_FLAGS = [
@@ -58,11 +66,13 @@ const KIND = /^[A-Z][A-Za-z0-9]*$/;
 
 /** Parses the arguments after `create api`; `cwd` is the project directory. Errors are operator-sdk's texts. */
 export function parseCreateApiArgs(argv: readonly string[], cwd: string): CreateApiOptions {
-  const { values, force } = parseScaffoldFlags(
+  const { values, force, switches } = parseScaffoldFlags(
     'create api',
     argv,
     STRING_FLAGS,
-    '--group, --version, --kind, --helm-chart, --helm-chart-repo, --helm-chart-version, --kube-version and --force',
+    '--group, --version, --kind, --helm-chart, --helm-chart-repo, --helm-chart-version, --kube-version, ' +
+      '--values-from and --force',
+    ['values-from'],
   );
   const crdVersion = values.get('crd-version');
   if (crdVersion !== undefined && crdVersion !== 'v1') {
@@ -84,6 +94,7 @@ export function parseCreateApiArgs(argv: readonly string[], cwd: string): Create
     helmChartVersion: text('helm-chart-version'),
     kubeVersion: values.has('kube-version') ? parseKubeVersionFlag(values.get('kube-version') ?? '') : undefined,
     force,
+    ...(switches.get('values-from') ? { valuesFrom: true } : {}),
   };
   checkChartFlags(opts);
   return opts;

@@ -128,6 +128,22 @@ describe.skipIf(helmBin === undefined)(
       });
     });
 
+    describe('when --values-from is given', () => {
+      it('lets the manager read ConfigMaps and Secrets and records it in PROJECT, which --force keeps', async () => {
+        const canRead = async () => {
+          const rules = parse(await read('config/rbac/role.yaml')).rules as { resources: string[]; verbs: string[] }[];
+          return rules.some((r) => r.resources.includes('configmaps') && r.verbs.includes('watch'));
+        };
+        await create(['--group=cache', '--version=v1alpha1', '--kind=Memcached']);
+        expect(await canRead()).toBe(false);
+        await create(['--group=cache', '--version=v1alpha1', '--kind=Memcached', '--force', '--values-from']);
+        expect(await canRead()).toBe(true);
+        expect(parse(await read('PROJECT')).valuesFrom).toBe(true);
+        await create(['--group=cache', '--version=v1alpha1', '--kind=Memcached', '--force']);
+        expect(await canRead()).toBe(true);
+      });
+    });
+
     describe('when --helm-chart is a local chart directory with values.schema.json', () => {
       it('copies it under its chart name and defaults group, version and kind from it', async () => {
         const chart = join(dir, 'src-chart');

@@ -22,8 +22,9 @@ import { appendKustomizationResource, type FileSet, writeFiles } from './files.j
 import { addProjectResource, PATHS, readProject } from './init.js';
 import { pluralize } from './kinds.js';
 import { resolveRenderVersion } from './kube-version.js';
+import { enableProjectValuesFrom, projectValuesFrom } from './project-values-from.js';
 import { generateRbac, kindRoleFiles, readManagerRules, rulesForKind, writeManagerRole } from './rbac.js';
-import { baseRules, type DiscoverKind, mergeRules } from './rbac-rules.js';
+import { baseRules, type DiscoverKind, mergeRules, valuesFromRules } from './rbac-rules.js';
 import { renderSample, sampleFileName } from './sample.js';
 import { checkSample } from './sample-check.js';
 import { addWatchEntry } from './watches-entry.js';
@@ -163,12 +164,14 @@ export async function createApi(
     const edited = await writeFiles(dir, edits, { force: true, signal });
     placed = undefined; // from here on the chart belongs to the project
     await addProjectResource(dir, { group, version, kind }, signal);
+    if (opts.valuesFrom) await enableProjectValuesFrom(dir, signal);
     const warnings = [...schema.warnings, ...sample.warnings, ...kindRules.warnings];
     if (opts.force) {
       const regenerated = await generateRbac({ projectDir: dir, kubeVersion: opts.kubeVersion }, deps, signal);
       for (const w of regenerated.warnings) if (!warnings.includes(w)) warnings.push(w);
     } else {
-      await writeManagerRole(dir, mergeRules([...baseRules(), ...keptRules, ...kindRules.rules]));
+      const valuesFrom = (await projectValuesFrom(dir, signal)) ? valuesFromRules() : [];
+      await writeManagerRole(dir, mergeRules([...baseRules(), ...valuesFrom, ...keptRules, ...kindRules.rules]));
     }
     return {
       group: qualified,

@@ -8,19 +8,24 @@ const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False']);
 export interface ScaffoldFlags {
   readonly values: Map<string, string>;
   readonly force: boolean;
+  /** The `switches` given, by name (`--name` is true, `--name=false` false). */
+  readonly switches: Map<string, boolean>;
 }
 
 /**
  * `command` names the command in messages ("init", "create api"); `accepts` is the human list of its flags.
- * A value that looks like a flag (`--domain --force`) is refused rather than taken as the value.
+ * A value that looks like a flag (`--domain --force`) is refused rather than taken as the value. `switches` are
+ * more boolean flags like `--force`.
  */
 export function parseScaffoldFlags(
   command: string,
   argv: readonly string[],
   stringFlags: readonly string[],
   accepts: string,
+  switchFlags: readonly string[] = [],
 ): ScaffoldFlags {
   const values = new Map<string, string>();
+  const switches = new Map<string, boolean>();
   let force = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
@@ -31,10 +36,12 @@ export function parseScaffoldFlags(
     }
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (name === 'force') {
+    if (name === 'force' || switchFlags.includes(name)) {
       const raw = eq < 0 ? 'true' : arg.slice(eq + 1);
-      if (!TRUE.has(raw) && !FALSE.has(raw)) throw new ConfigError(`--force: ${JSON.stringify(raw)} is not a boolean`);
-      force = TRUE.has(raw);
+      if (!TRUE.has(raw) && !FALSE.has(raw))
+        throw new ConfigError(`--${name}: ${JSON.stringify(raw)} is not a boolean`);
+      if (name === 'force') force = TRUE.has(raw);
+      else switches.set(name, TRUE.has(raw));
       continue;
     }
     if (!stringFlags.includes(name)) throw new ConfigError(`unknown flag: --${name}; ${command} accepts ${accepts}`);
@@ -44,5 +51,5 @@ export function parseScaffoldFlags(
     }
     values.set(name, value);
   }
-  return { values, force };
+  return { values, force, switches };
 }

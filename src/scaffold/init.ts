@@ -13,6 +13,7 @@ import { stringifyLike, writeFiles } from './files.js';
 import { parseScaffoldFlags } from './flags.js';
 import { METRICS_SERVICE, PATHS, type ScaffoldContext } from './templates/context.js';
 import { defaultFiles } from './templates/default.js';
+import { grafanaFiles } from './templates/grafana.js';
 import { makefile } from './templates/makefile.js';
 import { managerFiles } from './templates/manager.js';
 import { networkPolicyFiles } from './templates/network-policy.js';
@@ -118,7 +119,8 @@ export async function runInit(opts: InitOptions, signal: AbortSignal): Promise<I
     ...managerFiles(ctx),
     ...rbacFiles(),
     ...defaultFiles(ctx),
-    ...prometheusFiles(),
+    ...prometheusFiles(ctx),
+    ...grafanaFiles(),
     ...networkPolicyFiles(),
     ...shardingFiles(ctx),
   };

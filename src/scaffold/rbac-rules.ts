@@ -84,6 +84,16 @@ export function baseRules(): PolicyRule[] {
   ];
 }
 
+/**
+ * The values-from annotation: the operator GETs the ConfigMaps and Secrets CRs reference, and lists and watches them
+ * (metadata only) in the namespaces where some CR references one. Only with `--values-from` (create api, generate
+ * rbac): without it ConfigMaps are granted only when a chart renders them (Secrets always are: helm stores releases
+ * in them, see baseRules).
+ */
+export function valuesFromRules(): PolicyRule[] {
+  return [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] }];
+}
+
 /** What the operator does to its CRs: read and watch them, patch finalizers, update (never create or delete). */
 export const CR_VERBS = ['get', 'list', 'patch', 'update', 'watch'] as const;
 

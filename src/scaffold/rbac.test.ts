@@ -120,6 +120,45 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
   });
 });
 
+describe.skipIf(helmBin === undefined)('generateRbac --values-from', { timeout: 30_000 }, () => {
+  const setUp = async () => {
+    const project = join(dir, 'p');
+    await mkdir(join(project, 'config/rbac'), { recursive: true });
+    await mkdir(join(project, 'charts'));
+    await helm.create({ name: 'web', dir: join(project, 'charts'), signal: signal() });
+    await writeFile(
+      join(project, 'watches.yaml'),
+      '- {group: demo.example.com, version: v1, kind: Web, chart: charts/web}\n',
+    );
+    await writeFile(join(project, 'PROJECT'), '# kept\ndomain: example.com\nprojectName: p\nresources: []\n');
+    return project;
+  };
+  const configMapRules = (rules: readonly PolicyRule[]) =>
+    rules.filter((r) => r.apiGroups.includes('') && r.resources.includes('configmaps'));
+
+  it('grants no read of ConfigMaps without it (the chart renders none)', async () => {
+    const project = await setUp();
+    const { rules } = await generateRbac({ projectDir: project }, { helm }, signal());
+    expect(configMapRules(rules)).toEqual([]);
+  });
+
+  it('grants get, list and watch on ConfigMaps and Secrets, and records it in PROJECT for every later run', async () => {
+    const project = await setUp();
+    const first = await generateRbac({ projectDir: project, valuesFrom: true }, { helm }, signal());
+    expect(configMapRules(first.rules)).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    expect(first.rules.find((r) => r.resources.includes('secrets'))?.verbs).toEqual(
+      expect.arrayContaining(['get', 'list', 'watch']),
+    );
+    const projectFile = await readFile(join(project, 'PROJECT'), 'utf8');
+    expect(projectFile).toMatch(/^# kept\n/);
+    expect(parse(projectFile).valuesFrom).toBe(true);
+    const again = await generateRbac({ projectDir: project }, { helm }, signal());
+    expect(again.rules).toEqual(first.rules);
+  });
+});
+
 describe('the Kubernetes version helm template renders each chart for', () => {
   const fakeHelm = () => ({ template: vi.fn(async (_p: TemplateParams) => '') });
   const project = async () => {
@@ -184,11 +223,17 @@ describe('the role files', () => {
 });
 
 describe('parseGenerateRbacArgs', () => {
+  it('takes --values-from', () => {
+    expect(parseGenerateRbacArgs(['--values-from'], '/p')).toEqual({ projectDir: '/p', valuesFrom: true });
+  });
+
   it('takes the project directory and only --kube-version, normalised to vX.Y.Z', () => {
     expect(parseGenerateRbacArgs([], '/p')).toEqual({ projectDir: '/p' });
     expect(parseGenerateRbacArgs(['--kube-version=1.29'], '/p')).toEqual({ projectDir: '/p', kubeVersion: 'v1.29.0' });
     expect(parseGenerateRbacArgs(['--kube-version', 'v1.30.2'], '/p').kubeVersion).toBe('v1.30.2');
-    expect(() => parseGenerateRbacArgs(['--x'], '/p')).toThrow(/generate rbac takes only --kube-version/);
+    expect(() => parseGenerateRbacArgs(['--x'], '/p')).toThrow(
+      /generate rbac takes only --kube-version and --values-from/,
+    );
     expect(() => parseGenerateRbacArgs(['--kube-version'], '/p')).toThrow(/needs an argument: --kube-version/);
     expect(() => parseGenerateRbacArgs(['--kube-version=latest'], '/p')).toThrow(/not a Kubernetes version/);
   });

@@ -20,6 +20,7 @@ import {
   renderVersion,
   resolveRenderVersion,
 } from './kube-version.js';
+import { enableProjectValuesFrom, projectValuesFrom } from './project-values-from.js';
 import {
   baseRules,
   chartRules,
@@ -27,6 +28,7 @@ import {
   type DiscoverKind,
   mergeRules,
   type PolicyRule,
+  valuesFromRules,
 } from './rbac-rules.js';
 import { writeManagerRole } from './role-files.js';
 
@@ -115,11 +117,14 @@ export interface GenerateRbacOptions {
   readonly projectDir: string;
   /** `--kube-version`, normalised: charts are rendered for it instead of the cluster's or the default version. */
   readonly kubeVersion?: string | undefined;
+  /** `--values-from`: record it in PROJECT first (read access to ConfigMaps and Secrets, see valuesFromRules). */
+  readonly valuesFrom?: boolean | undefined;
 }
 
 /**
  * Regenerates config/rbac/role.yaml from every watches.yaml entry (the base rules, each kind's CR rules and its
- * chart's rules, unioned): the command to re-run after a chart changes. The file's metadata and header are kept.
+ * chart's rules, unioned, plus valuesFromRules when PROJECT says `valuesFrom: true`): the command to re-run after a
+ * chart changes. The file's metadata and header are kept.
  */
 export async function generateRbac(
   opts: GenerateRbacOptions,
@@ -129,7 +134,9 @@ export async function generateRbac(
   const { projectDir } = opts;
   const { watches } = loadWatches(join(projectDir, PATHS.watches), { env: {}, cwd: projectDir });
   const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
-  const rules: PolicyRule[] = baseRules();
+  if (opts.valuesFrom) await enableProjectValuesFrom(projectDir, signal);
+  const valuesFrom = await projectValuesFrom(projectDir, signal);
+  const rules: PolicyRule[] = [...baseRules(), ...(valuesFrom ? valuesFromRules() : [])];
   const warnings: string[] = [];
   for (const w of watches) {
     signal.throwIfAborted();
@@ -163,7 +170,7 @@ async function crdPlural(projectDir: string, group: string, kind: string): Promi
   return undefined;
 }
 
-export const GENERATE_RBAC_USAGE = `Usage: helm-operator generate rbac [--kube-version=X.Y.Z]
+export const GENERATE_RBAC_USAGE = `Usage: helm-operator generate rbac [--kube-version=X.Y.Z] [--values-from]
 
 Regenerates config/rbac/role.yaml (the manager ClusterRole) from every entry of watches.yaml: the operator's own
 rules, each kind's CR rules, and exact verbs on every kind its chart renders with default values ("helm template").
@@ -173,17 +180,25 @@ by the chart's CRDs are looked up in the cluster when one is reachable, and are 
 Flags:
   --kube-version string   the Kubernetes version charts are rendered for (default: the cluster's when one answers,
                           else ${DEFAULT_KUBE_VERSION})
+  --values-from           also let the operator read (get, list, watch) ConfigMaps and Secrets, for CRs that take
+                          chart values from them (helm.sdk.operatorframework.io/values-from); recorded in PROJECT,
+                          which every later generate rbac follows
 `;
 
-/** `generate rbac` takes only `--kube-version`; `cwd` is the project directory. */
+/** `generate rbac` takes `--kube-version` and `--values-from`; `cwd` is the project directory. */
 export function parseGenerateRbacArgs(argv: readonly string[], cwd: string): GenerateRbacOptions {
   let kubeVersion: string | undefined;
+  let valuesFrom = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
+    if (arg === '--values-from' || arg === '--values-from=true') {
+      valuesFrom = true;
+      continue;
+    }
     const m = /^--kube-version(?:=(.*))?$/s.exec(arg);
     if (m === null) {
       throw new ScaffoldError(
-        `unexpected argument ${JSON.stringify(arg)}: generate rbac takes only --kube-version; run it in the project directory`,
+        `unexpected argument ${JSON.stringify(arg)}: generate rbac takes only --kube-version and --values-from; run it in the project directory`,
         'SCAFFOLD_BAD_ARGS',
       );
     }
@@ -191,5 +206,9 @@ export function parseGenerateRbacArgs(argv: readonly string[], cwd: string): Gen
     if (value === undefined) throw new ScaffoldError('flag needs an argument: --kube-version', 'SCAFFOLD_BAD_ARGS');
     kubeVersion = parseKubeVersionFlag(value);
   }
-  return { projectDir: cwd, ...(kubeVersion === undefined ? {} : { kubeVersion }) };
+  return {
+    projectDir: cwd,
+    ...(kubeVersion === undefined ? {} : { kubeVersion }),
+    ...(valuesFrom ? { valuesFrom } : {}),
+  };
 }

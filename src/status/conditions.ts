@@ -1,4 +1,4 @@
-// operator-sdk's status conditions for Helm CRs (plus our Ready and Reconciling): the types, the reasons and setCondition/
+// operator-sdk's status conditions for Helm CRs (plus our Ready, Reconciling and Paused): the types, the reasons and setCondition/
 // removeCondition with its lastTransitionTime rule (it moves only when `status` flips). Pure; called by the reconciler's status builder.
 // Never reads the clock itself: `now` is passed in.
 
@@ -9,7 +9,11 @@ export type ConditionType =
   | 'Irreconcilable'
   | 'Ready'
   /** Ours: True only while a slow helm run holds a worker (reason HelmStillRunning); removed when it ends. */
-  | 'Reconciling';
+  | 'Reconciling'
+  /** Ours: True while the `paused` annotation holds the CR (reason PausedByAnnotation); removed on resume. */
+  | 'Paused'
+  /** Ours: True while the chart rollout holds a chart-driven upgrade (reason Waiting or Halted); removed after. */
+  | 'ChartRollout';
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 export type ConditionReason =
   | 'InstallSuccessful'
@@ -19,7 +23,10 @@ export type ConditionReason =
   | 'UpgradeError'
   | 'ReconcileError'
   | 'UninstallError'
-  | 'HelmStillRunning';
+  | 'HelmStillRunning'
+  | 'PausedByAnnotation'
+  | 'Waiting'
+  | 'Halted';
 
 export interface Condition {
   readonly type: ConditionType | string;

@@ -186,6 +186,7 @@ describe('every kustomization', () => {
     'manager',
     'rbac',
     'prometheus',
+    'grafana',
     'network-policy',
     'sharding',
     'crd',

@@ -68,7 +68,7 @@ resources:
 - ../manager
 # [METRICS] Expose the controller manager metrics service (HTTPS on port 8443, RBAC-protected).
 - metrics_service.yaml
-# [PROMETHEUS] To enable prometheus monitor, uncomment the line below (needs the prometheus-operator CRDs).
+# [PROMETHEUS] To enable the prometheus monitor and alerts, uncomment the line below (needs the prometheus-operator CRDs).
 #- ../prometheus
 # [NETWORK POLICY] Protect the /metrics endpoint with a NetworkPolicy:
 # only Pods in namespaces labelled 'metrics: enabled' will be able to gather the metrics.

@@ -1,15 +1,19 @@
 // config/prometheus: a prometheus-operator ServiceMonitor for the metrics Service (HTTPS, port "https", with the
-// Prometheus ServiceAccount's token; bind it to the metrics-reader ClusterRole).
+// Prometheus ServiceAccount's token; bind it to the metrics-reader ClusterRole) and the alerts (prometheus-rules.ts).
 // Called by src/scaffold/init.ts; commented out in config/default until the user enables it. Pure text.
 
 import type { FileSet } from '../files.js';
-import { CONTROL_PLANE } from './context.js';
+import { CONTROL_PLANE, type ScaffoldContext } from './context.js';
+import { prometheusRule } from './prometheus-rules.js';
 
-export function prometheusFiles(): FileSet {
+export function prometheusFiles(ctx: ScaffoldContext): FileSet {
   return {
     'config/prometheus/kustomization.yaml': `resources:
 - monitor.yaml
+# Alerts on the operator's metrics (a PrometheusRule); remove this line to keep only the ServiceMonitor.
+- alerts.yaml
 `,
+    'config/prometheus/alerts.yaml': prometheusRule(ctx),
     'config/prometheus/monitor.yaml': `# Prometheus Monitor Service (Metrics)
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor

@@ -1,0 +1,182 @@
+// The reconciler with values-from: a missing reference makes the CR Irreconcilable without any helm process; once it
+// exists the release installs with references < spec < overrides; a changed Secret upgrades, an unchanged one runs
+// no helm (the merged values are in the fingerprint); Secret values reach helm only as values and as strings to
+// hide, and never the status (NOTES, manifest) or events; a malformed annotation is terminal.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
+import { helmWithHistory } from '../../test/fakes/helm.js';
+import { RetryLaterError, TerminalError } from '../core/errors.js';
+import { silentLogger } from '../core/logger.js';
+import type { InstallParams, UpgradeParams } from '../helm/cli.js';
+import { HelmReconciler } from './reconciler.js';
+import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
+import type { ReferencedObject, ReferenceReader } from './values-from.js';
+
+const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
+const ANNOTATION = 'helm.sdk.operatorframework.io/values-from';
+const PASSWORD = 'pw-7f3a-unique';
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+function world(refs: string, statusManifest: 'full' | 'redacted' = 'redacted') {
+  const events: string[] = [];
+  let cr: CustomResource = {
+    apiVersion: 'demo.example.com/v1alpha1',
+    kind: 'Nginx',
+    metadata: {
+      name: 'web',
+      namespace: 'apps',
+      resourceVersion: '1',
+      generation: 1,
+      annotations: { [ANNOTATION]: refs },
+    },
+    spec: { replicaCount: 2, db: { host: 'spec-host' } },
+  };
+  const crs: CrAccess = {
+    get: async () => cr,
+    setFinalizers: async (o, finalizers) => (cr = { ...o, metadata: { ...o.metadata, finalizers } }),
+    writeStatus: async (o, status: HelmAppStatus) => (cr = { ...o, status }),
+  };
+  /** The namespace's ConfigMaps and Secrets, by "Kind/name". */
+  const objects = new Map<string, ReferencedObject>();
+  const reads: string[] = [];
+  const reader: ReferenceReader = {
+    async get(kind, namespace, name) {
+      reads.push(`${kind}/${namespace}/${name}`);
+      return objects.get(`${kind}/${name}`);
+    },
+  };
+  const { helm, history } = helmWithHistory({
+    notes: `Log in with ${PASSWORD}`,
+    manifestOf: (v) => `kind: ConfigMap\ndata:\n  password: ${PASSWORD}\n  revision: "${v}"\n`,
+  });
+  const reconciler = new HelmReconciler({
+    watch: {
+      group: 'demo.example.com',
+      version: 'v1alpha1',
+      kind: 'Nginx',
+      chart,
+      watchDependentResources: false,
+      overrideValues: { 'db.port': '5432' },
+    },
+    chartName: 'nginx',
+    events: { event: (_cr, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
+    inFlight: new Set(),
+    defaultReconcilePeriodMs: 60_000,
+    crs,
+    releases: { history: async () => history.list() },
+    helm,
+    references: reader,
+    statusManifest,
+    clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
+    logger: silentLogger,
+  });
+  const signal = new AbortController().signal;
+  return {
+    events,
+    reads,
+    helm,
+    get cr() {
+      return cr;
+    },
+    get status() {
+      return cr.status as HelmAppStatus;
+    },
+    condition: (type: string) => (cr.status as HelmAppStatus | undefined)?.conditions.find((c) => c.type === type),
+    secret(name: string, data: Record<string, string>) {
+      objects.set(`Secret/${name}`, { data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
+    },
+    configMap(name: string, data: Record<string, string>) {
+      objects.set(`ConfigMap/${name}`, { data });
+    },
+    releases: () => helm.calls.filter((c) => c.command === 'install' || c.command === 'upgrade'),
+    reconcile: () => reconciler.reconcile('apps/web', signal),
+  };
+}
+
+const REFS = JSON.stringify([
+  { kind: 'ConfigMap', name: 'defaults' },
+  { kind: 'Secret', name: 'db', valuesKey: 'password', targetPath: 'db.password' },
+]);
+
+describe('HelmReconciler with values-from', () => {
+  it('makes the CR Irreconcilable, naming the missing reference, and runs no helm', async () => {
+    const w = world(REFS);
+    w.configMap('defaults', { 'values.yaml': 'db: {host: cm-host, name: app}\n' });
+    const err = await w.reconcile().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RetryLaterError);
+    expect(err).toMatchObject({ code: 'VALUES_FROM_UNRESOLVED' });
+    expect(w.helm.calls.filter((c) => c.command !== 'version')).toEqual([]);
+    expect(w.condition('Irreconcilable')).toMatchObject({ status: 'True', reason: 'ReconcileError' });
+    expect(w.condition('Irreconcilable')?.message).toMatch(/Secret apps\/db not found: create it/);
+    expect(w.events).toEqual([
+      expect.stringMatching(/^Warning ReconcileError: values-from: Secret apps\/db not found/),
+    ]);
+  });
+
+  it('installs once the reference exists: references, then spec, then overrides; Secret strings to hide', async () => {
+    const w = world(REFS);
+    w.configMap('defaults', { 'values.yaml': 'db: {host: cm-host, name: app}\nreplicaCount: 1\n' });
+    await w.reconcile().catch(() => undefined);
+    w.secret('db', { password: PASSWORD });
+    await w.reconcile();
+    const [install] = w.releases();
+    const p = install?.params as InstallParams;
+    expect(p.values).toEqual({
+      replicaCount: 2,
+      db: { host: 'spec-host', name: 'app', password: PASSWORD, port: '5432' },
+    });
+    expect(p.secrets).toEqual([PASSWORD]);
+    expect(w.condition('Deployed')).toMatchObject({ status: 'True', reason: 'InstallSuccessful' });
+    expect(w.condition('Irreconcilable')).toBeUndefined();
+  });
+
+  it('keeps Secret values out of the status: NOTES and the manifest are redacted, in every --status-manifest mode', async () => {
+    for (const mode of ['full', 'redacted'] as const) {
+      const w = world(REFS, mode);
+      w.configMap('defaults', { 'values.yaml': '{}' });
+      w.secret('db', { password: PASSWORD });
+      await w.reconcile();
+      expect(w.condition('Deployed')?.message).toBe('Log in with <redacted>');
+      expect(w.status.deployedRelease?.manifest).toContain('password: <redacted>');
+      expect(JSON.stringify(w.cr)).not.toContain(PASSWORD);
+      expect(w.events.join('\n')).not.toContain(PASSWORD);
+    }
+  });
+
+  it('upgrades when a referenced Secret changes, and runs no helm while nothing changed', async () => {
+    const w = world(REFS);
+    w.configMap('defaults', { 'values.yaml': '{}' });
+    w.secret('db', { password: PASSWORD });
+    await w.reconcile();
+    await w.reconcile();
+    expect(w.releases().map((c) => c.command)).toEqual(['install']);
+    expect(w.reads.filter((r) => r === 'Secret/apps/db')).toHaveLength(2); // read fresh on every reconcile
+    w.secret('db', { password: 'rotated-password' });
+    await w.reconcile();
+    const upgrade = w.releases()[1];
+    expect(upgrade?.command).toBe('upgrade');
+    expect((upgrade?.params as UpgradeParams | undefined)?.values).toMatchObject({
+      db: { password: 'rotated-password' },
+    });
+    expect(w.condition('Deployed')).toMatchObject({ reason: 'UpgradeSuccessful' });
+  });
+
+  it('skips an optional reference that is missing', async () => {
+    const w = world(JSON.stringify([{ kind: 'Secret', name: 'extra', optional: true }]));
+    await w.reconcile();
+    expect((w.releases()[0]?.params as InstallParams | undefined)?.values).toEqual({
+      replicaCount: 2,
+      db: { host: 'spec-host', port: '5432' },
+    });
+  });
+
+  it('refuses a malformed annotation as a terminal error, without reading anything or running helm', async () => {
+    const w = world('- {kind: Secret}');
+    const err = await w.reconcile().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TerminalError);
+    expect(w.reads).toEqual([]);
+    expect(w.releases()).toEqual([]);
+    expect(w.condition('Irreconcilable')?.message).toMatch(/item 1: name must be the name of a Secret/);
+  });
+});
