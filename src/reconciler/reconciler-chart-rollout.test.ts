@@ -1,69 +1,37 @@
 // The reconciler with a chart rollout gate: a chart-driven upgrade held behind another CR's canary runs no helm,
 // keeps the deployed release and shows ChartRollout=Waiting (event once, short requeue); the CR's own spec change
 // upgrades at once; once the canary succeeded the held CR upgrades and the condition goes.
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../test/fakes/clock.js';
 import { helmWithHistory } from '../../test/fakes/helm.js';
+import { CrStore, NGINX_CHART as chart, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { silentLogger } from '../core/logger.js';
 import { ChartRolloutGate } from './chart-rollout.js';
 import { chartDigest, FINGERPRINT_LABEL } from './fingerprint.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
+import type { HelmAppStatus } from './types.js';
 
-const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 const signal = new AbortController().signal;
 
 function world() {
-  let cr: CustomResource = {
-    apiVersion: 'demo.example.com/v1alpha1',
-    kind: 'Nginx',
-    metadata: { name: 'web', namespace: 'apps', resourceVersion: '1', generation: 1 },
-    spec: { replicaCount: 1 },
-  };
-  const bump = (o: CustomResource, patch: Partial<CustomResource>): CustomResource => ({
-    ...o,
-    ...patch,
-    metadata: {
-      ...o.metadata,
-      ...(patch.metadata ?? {}),
-      resourceVersion: String(Number(o.metadata.resourceVersion) + 1),
-    },
-  });
-  const crs: CrAccess = {
-    get: async () => cr,
-    setFinalizers: async (o, finalizers) => (cr = bump(o, { metadata: { ...o.metadata, finalizers } })),
-    writeStatus: async (o, status) => (cr = bump(o, { status })),
-  };
+  const store = new CrStore(nginxCr({ replicaCount: 1 }));
   const { helm, history } = helmWithHistory();
   const events: string[] = [];
   const gate = new ChartRolloutGate({ controller: 'nginx-controller', logger: silentLogger });
-  const reconciler = new HelmReconciler({
-    watch: {
-      group: 'demo.example.com',
-      version: 'v1alpha1',
-      kind: 'Nginx',
-      chart,
-      watchDependentResources: false,
-      overrideValues: {},
-    },
-    chartName: 'nginx',
-    events: { event: (_cr, type, reason) => events.push(`${type}:${reason}`) },
-    inFlight: new Set(),
-    defaultReconcilePeriodMs: 60_000,
-    crs,
-    releases: { history: async () => history.list() },
-    helm,
-    chartRollout: gate,
-    clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
-    logger: silentLogger,
-  });
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      events: { event: (_cr, type, reason) => events.push(`${type}:${reason}`) },
+      crs: store.access,
+      releases: { history: async () => history.list() },
+      helm,
+      chartRollout: gate,
+    }),
+  );
   /** The deployed revision as an older chart made it: another fingerprint, the values helm stored as config. */
   const olderChart = () => {
     const i = history.revisions.findIndex((h) => h.release.info.status === 'deployed');
     const h = history.revisions[i];
     if (!h) throw new Error('nothing deployed');
-    const config = cr.spec as Record<string, unknown>;
+    const config = store.live().spec as Record<string, unknown>;
     history.revisions[i] = { release: { ...h.release, config }, labels: { [FINGERPRINT_LABEL]: 'older-chart' } };
   };
   return {
@@ -73,9 +41,10 @@ function world() {
     olderChart,
     reconcile: () => reconciler.reconcile('apps/web', signal),
     upgrades: () => helm.calls.filter((c) => c.command === 'upgrade').length,
-    condition: (type: string) => (cr.status as HelmAppStatus).conditions.find((c) => c.type === type),
+    condition: (type: string) => (store.live().status as HelmAppStatus).conditions.find((c) => c.type === type),
     setSpec(spec: unknown) {
-      cr = bump(cr, { spec, metadata: { ...cr.metadata, generation: (cr.metadata.generation ?? 0) + 1 } });
+      const cr = store.live();
+      store.bump(cr, { spec, metadata: { ...cr.metadata, generation: (cr.metadata.generation ?? 0) + 1 } });
     },
   };
 }

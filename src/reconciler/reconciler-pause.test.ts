@@ -1,80 +1,49 @@
 // The reconciler with the manual-control annotations: `paused` (no helm, no drift repair, Paused and its events
 // once each, deletion as usual, what changed applied on resume), `reconcile-requested-at` (recorded once, failures
 // included) and `force-upgrade-at` (one upgrade with nothing changed, recorded even when it fails).
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../test/fakes/clock.js';
 import { helmWithHistory } from '../../test/fakes/helm.js';
+import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../core/errors.js';
-import { silentLogger } from '../core/logger.js';
 import { HelmCommandError } from '../helm/errors.js';
 import { PAUSED } from './pause.js';
 import { HelmReconciler } from './reconciler.js';
 import { FORCE_UPGRADE_AT, RECONCILE_REQUESTED_AT } from './requests.js';
 import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
 
-const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
-
 /** One CR "apps/web" with the sample chart; helm faked with a history; drift repair counted. */
 function world() {
-  let cr: CustomResource | undefined = {
-    apiVersion: 'demo.example.com/v1alpha1',
-    kind: 'Nginx',
-    metadata: { name: 'web', namespace: 'apps', resourceVersion: '1', generation: 1 },
-    spec: { replicaCount: 1 },
-  };
-  const bump = (o: CustomResource, patch: Partial<CustomResource>): CustomResource => {
-    const rv = String(Number(o.metadata.resourceVersion) + 1);
-    return { ...o, ...patch, metadata: { ...o.metadata, ...(patch.metadata ?? {}), resourceVersion: rv } };
-  };
+  const store = new CrStore(nginxCr({ replicaCount: 1 }));
   /** What the next get() returns instead of the CR: an informer copy that lags a write. */
   let lagging: CustomResource | undefined;
   const crs: CrAccess = {
+    ...store.access,
     async get() {
-      const copy = lagging ?? cr;
+      const copy = lagging ?? store.cr;
       lagging = undefined;
       return copy;
     },
-    latest: async () => cr,
-    async setFinalizers(o, finalizers) {
-      cr = bump(o, { metadata: { ...o.metadata, finalizers } });
-      if (cr.metadata.deletionTimestamp && finalizers.length === 0) cr = undefined;
-      return cr ?? o;
-    },
-    writeStatus: async (o, status) => (cr = bump(o, { status })),
+    latest: async () => store.cr,
   };
   const { helm, history } = helmWithHistory();
   const events: string[] = [];
   const repairs: boolean[] = [];
-  const reconciler = new HelmReconciler({
-    watch: {
-      group: 'demo.example.com',
-      version: 'v1alpha1',
-      kind: 'Nginx',
-      chart,
-      watchDependentResources: true,
-      overrideValues: {},
-    },
-    chartName: 'nginx',
-    events: { event: (_cr, type, reason) => events.push(`${type}:${reason}`) },
-    inFlight: new Set(),
-    defaultReconcilePeriodMs: 60_000,
-    crs,
-    releases: { history: async () => history.list() },
-    helm,
-    dependents: {
-      afterDeploy: async (_cr, _manifest, changed) => {
-        repairs.push(changed);
-        return { status: 'True', reason: 'AllObjectsReady', message: '1 objects ready' };
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      watch: { watchDependentResources: true },
+      events: { event: (_cr, type, reason) => events.push(`${type}:${reason}`) },
+      crs,
+      releases: { history: async () => history.list() },
+      helm,
+      dependents: {
+        afterDeploy: async (_cr, _manifest, changed) => {
+          repairs.push(changed);
+          return { status: 'True', reason: 'AllObjectsReady', message: '1 objects ready' };
+        },
       },
-    },
-    clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
-    logger: silentLogger,
-  });
-  const live = (): CustomResource => {
-    if (!cr) throw new Error('the CR is gone');
-    return cr;
-  };
+    }),
+  );
+  const live = () => store.live();
   const signal = new AbortController().signal;
   return {
     events,
@@ -85,7 +54,7 @@ function world() {
       return helm.calls.map((c) => c.command).filter((c) => c !== 'version');
     },
     get cr() {
-      return cr;
+      return store.cr;
     },
     get status() {
       return live().status as HelmAppStatus;
@@ -95,11 +64,11 @@ function world() {
       const o = live();
       const next = { ...o.metadata.annotations, ...annotations };
       for (const [k, v] of Object.entries(next)) if (v === undefined) delete next[k];
-      cr = bump(o, { metadata: { ...o.metadata, annotations: next as Record<string, string> } });
+      store.bump(o, { metadata: { ...o.metadata, annotations: next as Record<string, string> } });
     },
     setSpec(spec: unknown) {
       const o = live();
-      cr = bump(o, { spec, metadata: { ...o.metadata, generation: (o.metadata.generation ?? 0) + 1 } });
+      store.bump(o, { spec, metadata: { ...o.metadata, generation: (o.metadata.generation ?? 0) + 1 } });
     },
     /** The next read of the informer's copy gets `copy`, as when the echo of our last write is still on its way. */
     lagNextRead(copy: CustomResource | undefined) {
@@ -107,7 +76,7 @@ function world() {
     },
     markDeleted() {
       const o = live();
-      cr = bump(o, { metadata: { ...o.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } });
+      store.bump(o, { metadata: { ...o.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } });
     },
     failNextUpgrade() {
       const err = new HelmCommandError({

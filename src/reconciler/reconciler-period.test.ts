@@ -1,52 +1,29 @@
 // The reconciler's requeues with a jitter source: the periodic requeue is spread ±10 % (100 CRs reconciled together
 // come due over 12 s instead of at one instant); the uninstall-wait poll and a failure's retry delay stay exact.
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeHelm, HELM_V3, ReleaseHistory } from '../../test/fakes/helm.js';
+import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../core/errors.js';
-import { silentLogger } from '../core/logger.js';
 import { HelmCommandError } from '../helm/errors.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CrAccess, CustomResource } from './types.js';
+import type { CrAccess } from './types.js';
 
-const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 const MANIFEST = '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n';
 
 /** One CR "apps/<name>" (with uninstall-wait) per name, helm faked; `draws` feeds the jitter in order. */
 function world(names: readonly string[], draws: number[]) {
-  const crs = new Map<string, CustomResource>();
-  for (const name of names) {
-    crs.set(name, {
-      apiVersion: 'demo.example.com/v1alpha1',
-      kind: 'Nginx',
-      metadata: {
-        name,
-        namespace: 'apps',
-        resourceVersion: '1',
-        generation: 1,
-        annotations: { 'helm.sdk.operatorframework.io/uninstall-wait': 'true' },
-      },
-      spec: {},
-    });
-  }
-  const bump = (o: CustomResource, patch: Partial<CustomResource>): CustomResource => {
-    const next = {
-      ...o,
-      ...patch,
-      metadata: {
-        ...o.metadata,
-        ...(patch.metadata ?? {}),
-        resourceVersion: `${Number(o.metadata.resourceVersion) + 1}`,
-      },
-    };
-    crs.set(o.metadata.name, next);
-    return next;
+  const annotations = { 'helm.sdk.operatorframework.io/uninstall-wait': 'true' };
+  const crs = new Map(names.map((name) => [name, new CrStore(nginxCr({}, { name, annotations }))]));
+  const store = (name: string): CrStore => {
+    const s = crs.get(name);
+    if (!s) throw new Error(`no CR ${name}`);
+    return s;
   };
   const access: CrAccess = {
-    get: async (_ns, name) => crs.get(name),
-    setFinalizers: async (o, finalizers) => bump(o, { metadata: { ...o.metadata, finalizers } }),
-    writeStatus: async (o, status) => bump(o, { status }),
+    get: async (_ns, name) => crs.get(name)?.cr,
+    setFinalizers: (o, finalizers, opts) => store(o.metadata.name).access.setFinalizers(o, finalizers, opts),
+    writeStatus: (o, status, opts) => store(o.metadata.name).access.writeStatus(o, status, opts),
   };
   const histories = new Map(names.map((n) => [n, new ReleaseHistory({ notes: '', manifestOf: () => MANIFEST })]));
   const history = (name: string): ReleaseHistory => {
@@ -58,35 +35,21 @@ function world(names: readonly string[], draws: number[]) {
     .on('version', () => HELM_V3)
     .on('install', (p) => history(p.release).record(p))
     .on('uninstall', (p) => history(p.release).clear());
-  const reconciler = new HelmReconciler({
-    watch: {
-      group: 'demo.example.com',
-      version: 'v1alpha1',
-      kind: 'Nginx',
-      chart,
-      watchDependentResources: false,
-      overrideValues: {},
-    },
-    chartName: 'nginx',
-    events: { event: () => undefined },
-    inFlight: new Set(),
-    defaultReconcilePeriodMs: 60_000,
-    periodJitter: () => draws.shift() ?? 0.5,
-    crs: access,
-    releases: { history: async (_ns, name) => history(name).list() },
-    helm,
-    cleanup: async () => ({ remaining: ['still there'] }),
-    clock: new FakeClock(),
-    logger: silentLogger,
-  });
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      periodJitter: () => draws.shift() ?? 0.5,
+      crs: access,
+      releases: { history: async (_ns, name) => history(name).list() },
+      helm,
+      cleanup: async () => ({ remaining: ['still there'] }),
+      clock: new FakeClock(),
+    }),
+  );
   const signal = new AbortController().signal;
   return {
     helm,
     reconcile: (name: string) => reconciler.reconcile(`apps/${name}`, signal),
-    markDeleted(name: string) {
-      const cr = crs.get(name);
-      if (cr) crs.set(name, { ...cr, metadata: { ...cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } });
-    },
+    markDeleted: (name: string) => crs.get(name)?.markDeleted(),
   };
 }
 

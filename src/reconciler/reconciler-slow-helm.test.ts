@@ -1,17 +1,15 @@
 // The reconciler's helm timeout and slow-run notices: every helm run gets the CR's --timeout (annotation, then the
 // watch's helmTimeout, then 5m); a run still going past its threshold records a HelmStillRunning event and writes
 // Reconciling=True while helm runs; the outcome's status (Deployed, ReleaseFailed, uninstalled) drops it again.
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeHelm, HELM_V3, ReleaseHistory } from '../../test/fakes/helm.js';
-import { silentLogger } from '../core/logger.js';
+import { CrStore, nginxCr, reconcilerOptions, TEST_START_MS } from '../../test/fakes/reconciler.js';
 import { HelmCommandError } from '../helm/errors.js';
 import type { InstallParams } from '../helm/types.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
+import type { CustomResource, HelmAppStatus } from './types.js';
 
-const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 const HELM_TIMEOUT = 'helm.sdk.operatorframework.io/helm-timeout';
 const WAIT = { timeout: 5_000, interval: 5 };
 
@@ -19,30 +17,10 @@ const WAIT = { timeout: 5_000, interval: 5 };
 function world(o: { annotations?: Record<string, string>; watchTimeoutMs?: number } = {}) {
   const writes: string[] = [];
   const events: string[] = [];
-  let cr: CustomResource | undefined = {
-    apiVersion: 'demo.example.com/v1alpha1',
-    kind: 'Nginx',
-    metadata: { name: 'web', namespace: 'apps', resourceVersion: '1', generation: 1, annotations: o.annotations ?? {} },
-    spec: {},
-  };
-  const bump = (from: CustomResource, patch: Partial<CustomResource>): CustomResource => {
-    cr = { ...from, ...patch, metadata: { ...from.metadata, ...(patch.metadata ?? {}) } };
-    cr = { ...cr, metadata: { ...cr.metadata, resourceVersion: `${Number(from.metadata.resourceVersion) + 1}` } };
-    return cr;
-  };
-  const crs: CrAccess = {
-    get: async () => cr,
-    setFinalizers: async (from, finalizers) => {
-      const next = bump(from, { metadata: { ...from.metadata, finalizers } });
-      if (next.metadata.deletionTimestamp && finalizers.length === 0) cr = undefined;
-      return next;
-    },
-    writeStatus: async (from, status: HelmAppStatus) => {
-      const shown = status.conditions.map((c) => `${c.type}:${c.status}:${c.reason ?? ''}`);
-      writes.push(shown.join(','));
-      return bump(from, { status });
-    },
-  };
+  const store = new CrStore(nginxCr({}, { annotations: o.annotations ?? {} }), {
+    onStatus: (status) =>
+      writes.push(status.conditions.map((c) => `${c.type}:${c.status}:${c.reason ?? ''}`).join(',')),
+  });
   const history = new ReleaseHistory({ notes: '' });
   const ends: { install?: (err?: Error) => void; uninstall?: () => void } = {};
   const helm = new FakeHelm()
@@ -53,27 +31,17 @@ function world(o: { annotations?: Record<string, string>; watchTimeoutMs?: numbe
       });
     })
     .on('uninstall', () => new Promise<void>((resolve) => (ends.uninstall = () => resolve(history.clear()))));
-  const clock = new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') });
-  const reconciler = new HelmReconciler({
-    watch: {
-      group: 'demo.example.com',
-      version: 'v1alpha1',
-      kind: 'Nginx',
-      chart,
-      watchDependentResources: false,
-      overrideValues: {},
-      ...(o.watchTimeoutMs ? { helmTimeoutMs: o.watchTimeoutMs } : {}),
-    },
-    chartName: 'nginx',
-    events: { event: (_cr, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
-    inFlight: new Set(),
-    defaultReconcilePeriodMs: 60_000,
-    crs,
-    releases: { history: async () => history.list() },
-    helm,
-    clock,
-    logger: silentLogger,
-  });
+  const clock = new FakeClock({ nowMs: TEST_START_MS });
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      watch: o.watchTimeoutMs ? { helmTimeoutMs: o.watchTimeoutMs } : {},
+      events: { event: (_cr, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
+      crs: store.access,
+      releases: { history: async () => history.list() },
+      helm,
+      clock,
+    }),
+  );
   const signal = new AbortController().signal;
   return {
     writes,
@@ -82,12 +50,10 @@ function world(o: { annotations?: Record<string, string>; watchTimeoutMs?: numbe
     clock,
     ends,
     get cr() {
-      return cr;
+      return store.cr;
     },
     reconcile: () => reconciler.reconcile('apps/web', signal),
-    markDeleted() {
-      if (cr) cr = { ...cr, metadata: { ...cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } };
-    },
+    markDeleted: () => store.markDeleted(),
     /** Waits until helm was asked to `command`, then ends nothing. */
     started: (command: 'install' | 'uninstall') => vi.waitFor(() => expect(ends[command]).toBeDefined(), WAIT),
   };

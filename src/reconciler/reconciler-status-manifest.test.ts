@@ -1,16 +1,13 @@
 // The reconciler with --status-manifest: what each mode writes to status.deployedRelease, and which manifest
 // uninstall-wait waits for (Helm's records first, the status only when they are gone and it holds a manifest).
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeHelm, HELM_V3, ReleaseHistory } from '../../test/fakes/helm.js';
-import { silentLogger } from '../core/logger.js';
+import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import { HelmReconciler } from './reconciler.js';
 import { redactSecrets, type StatusManifestMode } from './status-manifest.js';
-import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
+import type { HelmAppStatus } from './types.js';
 
-const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 const MANIFEST = `---
 # Source: nginx/templates/secret.yaml
 apiVersion: v1
@@ -28,88 +25,43 @@ metadata:
 `;
 
 function world(mode?: StatusManifestMode) {
-  let cr: CustomResource | undefined = {
-    apiVersion: 'demo.example.com/v1alpha1',
-    kind: 'Nginx',
-    metadata: {
-      name: 'web',
-      namespace: 'apps',
-      resourceVersion: '1',
-      generation: 1,
-      annotations: { 'helm.sdk.operatorframework.io/uninstall-wait': 'true' },
-    },
-    spec: {},
-  };
   const writes: HelmAppStatus[] = [];
   const waitedFor: string[] = [];
   /** What each cleanup call reports as still there, in order; then nothing. */
   const remaining: unknown[][] = [];
-  const bump = (o: CustomResource, patch: Partial<CustomResource>): CustomResource => ({
-    ...o,
-    ...patch,
-    metadata: {
-      ...o.metadata,
-      ...(patch.metadata ?? {}),
-      resourceVersion: `${Number(o.metadata.resourceVersion) + 1}`,
-    },
+  const store = new CrStore(nginxCr({}, { annotations: { 'helm.sdk.operatorframework.io/uninstall-wait': 'true' } }), {
+    onStatus: (status) => writes.push(status),
   });
-  const crs: CrAccess = {
-    get: async () => cr,
-    async setFinalizers(o, finalizers) {
-      cr = bump(o, { metadata: { ...o.metadata, finalizers } });
-      if (cr.metadata.deletionTimestamp && finalizers.length === 0) cr = undefined;
-      return cr ?? o;
-    },
-    async writeStatus(o, status) {
-      writes.push(status);
-      cr = bump(o, { status });
-      return cr;
-    },
-  };
   // Installs record revision 1 with MANIFEST; upgrade and rollback are not scripted (the fake throws).
   const history = new ReleaseHistory({ notes: '', manifestOf: () => MANIFEST });
   const helm = new FakeHelm()
     .on('version', () => HELM_V3)
     .on('install', (p) => history.record(p))
     .on('uninstall', () => history.clear());
-  const reconciler = new HelmReconciler({
-    watch: {
-      group: 'demo.example.com',
-      version: 'v1alpha1',
-      kind: 'Nginx',
-      chart,
-      watchDependentResources: false,
-      overrideValues: {},
-    },
-    chartName: 'nginx',
-    events: { event: () => undefined },
-    inFlight: new Set(),
-    defaultReconcilePeriodMs: 60_000,
-    crs,
-    // A copy, as the API returns: uninstall must not empty what #delete already read.
-    releases: { history: async () => history.list() },
-    helm,
-    cleanup: async (manifest) => {
-      waitedFor.push(manifest);
-      return { remaining: remaining.shift() ?? [] };
-    },
-    ...(mode ? { statusManifest: mode } : {}),
-    clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
-    logger: silentLogger,
-  });
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      crs: store.access,
+      // A copy, as the API returns: uninstall must not empty what #delete already read.
+      releases: { history: async () => history.list() },
+      helm,
+      cleanup: async (manifest) => {
+        waitedFor.push(manifest);
+        return { remaining: remaining.shift() ?? [] };
+      },
+      ...(mode ? { statusManifest: mode } : {}),
+    }),
+  );
   const signal = new AbortController().signal;
   return {
     writes,
     waitedFor,
     remaining,
     get cr() {
-      return cr;
+      return store.cr;
     },
-    status: () => cr?.status as HelmAppStatus | undefined,
+    status: () => store.cr?.status as HelmAppStatus | undefined,
     reconcile: () => reconciler.reconcile('apps/web', signal),
-    markDeleted() {
-      if (cr) cr = { ...cr, metadata: { ...cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } };
-    },
+    markDeleted: () => store.markDeleted(),
   };
 }
 

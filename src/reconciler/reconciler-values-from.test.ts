@@ -2,41 +2,24 @@
 // exists the release installs with references < spec < overrides; a changed Secret upgrades, an unchanged one runs
 // no helm (the merged values are in the fingerprint); Secret values reach helm only as values and as strings to
 // hide, and never the status (NOTES, manifest) or events; a malformed annotation is terminal.
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../test/fakes/clock.js';
 import { helmWithHistory } from '../../test/fakes/helm.js';
+import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError, TerminalError } from '../core/errors.js';
-import { silentLogger } from '../core/logger.js';
 import type { InstallParams, UpgradeParams } from '../helm/cli.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
+import type { HelmAppStatus } from './types.js';
 import type { ReferencedObject, ReferenceReader } from './values-from.js';
 
-const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
 const ANNOTATION = 'helm.sdk.operatorframework.io/values-from';
 const PASSWORD = 'pw-7f3a-unique';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 function world(refs: string, statusManifest: 'full' | 'redacted' = 'redacted') {
   const events: string[] = [];
-  let cr: CustomResource = {
-    apiVersion: 'demo.example.com/v1alpha1',
-    kind: 'Nginx',
-    metadata: {
-      name: 'web',
-      namespace: 'apps',
-      resourceVersion: '1',
-      generation: 1,
-      annotations: { [ANNOTATION]: refs },
-    },
-    spec: { replicaCount: 2, db: { host: 'spec-host' } },
-  };
-  const crs: CrAccess = {
-    get: async () => cr,
-    setFinalizers: async (o, finalizers) => (cr = { ...o, metadata: { ...o.metadata, finalizers } }),
-    writeStatus: async (o, status: HelmAppStatus) => (cr = { ...o, status }),
-  };
+  const store = new CrStore(
+    nginxCr({ replicaCount: 2, db: { host: 'spec-host' } }, { annotations: { [ANNOTATION]: refs } }),
+  );
   /** The namespace's ConfigMaps and Secrets, by "Kind/name". */
   const objects = new Map<string, ReferencedObject>();
   const reads: string[] = [];
@@ -50,39 +33,30 @@ function world(refs: string, statusManifest: 'full' | 'redacted' = 'redacted') {
     notes: `Log in with ${PASSWORD}`,
     manifestOf: (v) => `kind: ConfigMap\ndata:\n  password: ${PASSWORD}\n  revision: "${v}"\n`,
   });
-  const reconciler = new HelmReconciler({
-    watch: {
-      group: 'demo.example.com',
-      version: 'v1alpha1',
-      kind: 'Nginx',
-      chart,
-      watchDependentResources: false,
-      overrideValues: { 'db.port': '5432' },
-    },
-    chartName: 'nginx',
-    events: { event: (_cr, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
-    inFlight: new Set(),
-    defaultReconcilePeriodMs: 60_000,
-    crs,
-    releases: { history: async () => history.list() },
-    helm,
-    references: reader,
-    statusManifest,
-    clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
-    logger: silentLogger,
-  });
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      watch: { overrideValues: { 'db.port': '5432' } },
+      events: { event: (_cr, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
+      crs: store.access,
+      releases: { history: async () => history.list() },
+      helm,
+      references: reader,
+      statusManifest,
+    }),
+  );
   const signal = new AbortController().signal;
   return {
     events,
     reads,
     helm,
     get cr() {
-      return cr;
+      return store.live();
     },
     get status() {
-      return cr.status as HelmAppStatus;
+      return store.live().status as HelmAppStatus;
     },
-    condition: (type: string) => (cr.status as HelmAppStatus | undefined)?.conditions.find((c) => c.type === type),
+    condition: (type: string) =>
+      (store.live().status as HelmAppStatus | undefined)?.conditions.find((c) => c.type === type),
     secret(name: string, data: Record<string, string>) {
       objects.set(`Secret/${name}`, { data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
     },

@@ -1,18 +1,13 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../test/fakes/clock.js';
 import { type HelmCall, type HelmCommand, helmWithHistory } from '../../test/fakes/helm.js';
-import type { Watch } from '../config/watches.js';
+import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../core/errors.js';
-import { silentLogger } from '../core/logger.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import type { InstallParams, UpgradeParams } from '../helm/cli.js';
 import { HelmCommandError } from '../helm/errors.js';
 import { FINGERPRINT_LABEL } from './fingerprint.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CrAccess, CustomResource, DependentsPort, HelmAppStatus, ReadyState, StoredRelease } from './types.js';
-
-const chart = fileURLToPath(new URL('../../charts/nginx', import.meta.url));
+import type { CustomResource, DependentsPort, HelmAppStatus, ReadyState, StoredRelease } from './types.js';
 
 function describeCall({ command, params }: HelmCall): string {
   if (command === 'install' || command === 'upgrade') {
@@ -33,37 +28,11 @@ function world(
 ) {
   const events: string[] = [];
   const orphanCalls: string[] = [];
-  let cr: CustomResource | undefined = {
-    apiVersion: 'demo.example.com/v1alpha1',
-    kind: 'Nginx',
-    metadata: { name: 'web', namespace: 'apps', resourceVersion: '1', generation: 1 },
-    spec,
-  };
-  const bump = (o: CustomResource, patch: Partial<CustomResource>): CustomResource => ({
-    ...o,
-    ...patch,
-    metadata: {
-      ...o.metadata,
-      ...(patch.metadata ?? {}),
-      resourceVersion: String(Number(o.metadata.resourceVersion) + 1),
-    },
+  const store = new CrStore(nginxCr(spec), {
+    onFinalizers: (finalizers) => events.push(`finalizers=${finalizers.join(',')}`),
+    onStatus: (status) =>
+      events.push(`status=${status.conditions.map((c) => `${c.type}:${c.status}:${c.reason ?? ''}`).join(',')}`),
   });
-  const crs: CrAccess = {
-    async get() {
-      return cr;
-    },
-    async setFinalizers(o, finalizers) {
-      events.push(`finalizers=${finalizers.join(',')}`);
-      cr = bump(o, { metadata: { ...o.metadata, finalizers } });
-      if (cr.metadata.deletionTimestamp && finalizers.length === 0) cr = undefined;
-      return cr ?? o;
-    },
-    async writeStatus(o, status: HelmAppStatus) {
-      events.push(`status=${status.conditions.map((c) => `${c.type}:${c.status}:${c.reason ?? ''}`).join(',')}`);
-      cr = bump(o, { status });
-      return cr;
-    },
-  };
   const { helm, history: releases } = helmWithHistory({ notes: 'NOTES for web', manifestOf });
   const history = releases.revisions;
   // install, upgrade and uninstall show in the write log, in order (rollbacks never did).
@@ -75,35 +44,24 @@ function world(
     helm.failNext(command, err, (p: InstallParams | UpgradeParams) => {
       if (recorded) releases.recordFailed(p);
     });
-  const watch: Watch = {
-    group: 'demo.example.com',
-    version: 'v1alpha1',
-    kind: 'Nginx',
-    chart,
-    watchDependentResources: true,
-    overrideValues: { 'image.tag': '1.27' },
-  };
   const recorded: string[] = [];
-  const reconciler = new HelmReconciler({
-    watch,
-    chartName: 'nginx',
-    events: { event: (_cr, type, reason) => recorded.push(`${type}:${reason}`) },
-    inFlight: new Set(),
-    defaultReconcilePeriodMs: 60_000,
-    crs,
-    releases: { history: async () => history },
-    orphans: async (refs, release, namespace) => {
-      orphanCalls.push(
-        `${namespace}/${release}: ${refs.map((r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`).join(' ')}`,
-      );
-      events.push('delete orphans');
-      return refs;
-    },
-    helm,
-    ...(dependents ? { dependents } : {}),
-    clock: new FakeClock({ nowMs: Date.parse('2026-01-01T00:00:00Z') }),
-    logger: silentLogger,
-  });
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      watch: { watchDependentResources: true, overrideValues: { 'image.tag': '1.27' } },
+      events: { event: (_cr, type, reason) => recorded.push(`${type}:${reason}`) },
+      crs: store.access,
+      releases: { history: async () => history },
+      orphans: async (refs, release, namespace) => {
+        orphanCalls.push(
+          `${namespace}/${release}: ${refs.map((r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`).join(' ')}`,
+        );
+        events.push('delete orphans');
+        return refs;
+      },
+      helm,
+      ...(dependents ? { dependents } : {}),
+    }),
+  );
   const signal = new AbortController().signal;
   return {
     events,
@@ -116,10 +74,10 @@ function world(
     orphanCalls,
     history,
     get cr() {
-      return cr;
+      return store.cr;
     },
     set cr(v) {
-      cr = v;
+      store.cr = v;
     },
     reconcile: () => reconciler.reconcile('apps/web', signal),
   };
