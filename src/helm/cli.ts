@@ -17,12 +17,13 @@ import {
   upgradeArgs,
   versionArgs,
 } from './argv.js';
-import { createHelmHomes, POST_RENDER_PLUGIN, userHelmEnv } from './env.js';
+import { createHelmHomes, userHelmEnv } from './env.js';
 import { HelmCommandError, HelmNotFoundError } from './errors.js';
 import { parseHelmVersion, tail } from './output.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 import { DEFAULT_HELM_TIMEOUT_MS, HELM_TIMEOUT_MARGIN_MS } from './timeout.js';
 import type { HelmCallOptions, HelmCli, HelmValues, HelmVersion, PostRenderer, ReleaseParams } from './types.js';
+import { versionFlags } from './version-flags.js';
 import { appliedRelease } from './warnings.js';
 
 export { POST_RENDER_PLUGIN } from './env.js';
@@ -210,40 +211,13 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     return parseHelmVersion((await run('version', versionArgs(), { signal, secrets: [] })).stdout);
   }
 
-  /**
-   * Flags that depend on the helm major version: the post-renderer (a path for helm 3, the plugin for helm 4) and,
-   * for helm 4's server-side apply, `--force-conflicts` so that the chart wins over fields others took.
-   */
-  function applyArgs(command: string, p: { readonly postRenderArgs?: readonly string[] }) {
-    const v4 = majorFor(command) >= 4;
-    const pr = options.postRenderer;
-    if (pr === undefined) return { forceConflicts: v4 };
-    const args = [...(v4 ? [] : pr.args), ...(p.postRenderArgs ?? [])];
-    return { postRender: { renderer: v4 ? POST_RENDER_PLUGIN : pr.command, args }, forceConflicts: v4 };
-  }
-
-  /**
-   * operator-sdk's force (upgrade-force, rollback-force) for this helm: `--force` (replace) on helm 3; on helm 4,
-   * whose server-side apply refuses `--force` ("cannot use server-side apply and force replace together"),
-   * `--force-conflicts`, which takes the chart's fields back from whoever changed them.
-   */
-  function forceArgs(command: string, force: boolean | undefined): { force: boolean; forceConflicts?: boolean } {
-    if (!force) return { force: false };
-    return majorFor(command) >= 4 ? { force: false, forceConflicts: true } : { force: true };
-  }
-
-  function majorFor(command: string): number {
-    if (major !== undefined) return major;
-    throw new ConfigError(
-      `helm ${command} needs the helm major version: probe it with version() at startup and pass it as createHelmCli({ major })`,
-    );
-  }
+  const flags = versionFlags({ major, postRenderer: options.postRenderer });
 
   return {
     version,
     install(p) {
       return withValuesFile(p.values, async (valuesFile) => {
-        const args = installArgs({ ...p, valuesFile, ...applyArgs('install', p), ...validation });
+        const args = installArgs({ ...p, valuesFile, ...flags.apply('install', p), ...validation });
         const secrets = secretsOf(p.values, p.secrets);
         return appliedRelease(await run('install', args, ctxOf(p, secrets, valuesFile)), 'install', p, secrets);
       });
@@ -254,8 +228,8 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
           ...p,
           valuesFile,
           historyMax,
-          ...applyArgs('upgrade', p),
-          ...forceArgs('upgrade', p.force),
+          ...flags.apply('upgrade', p),
+          ...flags.force('upgrade', p.force),
           ...validation,
         });
         const secrets = secretsOf(p.values, p.secrets);
@@ -266,7 +240,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
       await run('uninstall', uninstallArgs(p), ctxOf(p, secretsOf({}, p.secrets)));
     },
     async rollback(p) {
-      const args = rollbackArgs({ ...p, historyMax, ...forceArgs('rollback', p.force) });
+      const args = rollbackArgs({ ...p, historyMax, ...flags.force('rollback', p.force) });
       await run('rollback', args, ctxOf(p, secretsOf({}, p.secrets)));
     },
     async template(p) {

@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HelmCommandError } from './errors.js';
+import { helmCommandError } from '../../test/fakes/helm.js';
 
-const failed = (stderr: string) =>
-  new HelmCommandError({
-    command: 'install',
-    release: 'web',
-    namespace: 'apps',
-    args: [],
-    exitCode: 1,
-    signal: undefined,
-    stderr,
-    canceled: false,
-    timedOut: false,
-    forceKilled: false,
-  });
+const failed = (stderr: string) => helmCommandError('install', stderr);
 const PREFIX = 'helm install of release apps/web failed with exit code 1: ';
 
 describe('HelmCommandError', () => {

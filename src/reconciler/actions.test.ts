@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { helmCommandError } from '../../test/fakes/helm.js';
 import { silentLogger } from '../core/logger.js';
 import type { HelmClient } from '../helm/cli.js';
-import { HelmCommandError } from '../helm/errors.js';
 import { type ActionContext, install, upgrade } from './actions.js';
 import { releaseOptions } from './annotations.js';
 import { actionFailure, RemediationFailedError } from './remediation-error.js';
@@ -19,20 +19,7 @@ const rev = (version: number, status: Release['info']['status']): Release => ({
   manifest: '',
 });
 
-function helmError(command: string, stderr: string): HelmCommandError {
-  return new HelmCommandError({
-    command,
-    release: 'web',
-    namespace: 'apps',
-    args: [command],
-    exitCode: 1,
-    signal: undefined,
-    stderr,
-    canceled: false,
-    timedOut: false,
-    forceKilled: false,
-  });
-}
+const helmError = (command: string, stderr: string) => helmCommandError(command, stderr);
 
 /** An ActionContext whose helm fails as told; the failed action leaves a failed revision in `history`. */
 function context(fail: { install?: Error; upgrade?: Error; uninstall?: Error; rollback?: Error }) {

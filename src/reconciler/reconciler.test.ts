@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type HelmCall, type HelmCommand, helmWithHistory } from '../../test/fakes/helm.js';
+import { type HelmCall, type HelmCommand, helmCommandError, helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../core/errors.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import type { InstallParams, UpgradeParams } from '../helm/cli.js';
-import { HelmCommandError } from '../helm/errors.js';
 import { FINGERPRINT_LABEL } from './fingerprint.js';
 import { HelmReconciler } from './reconciler.js';
 import type { CustomResource, DependentsPort, HelmAppStatus, ReadyState, StoredRelease } from './types.js';
@@ -258,20 +257,7 @@ describe('HelmReconciler', () => {
   });
 });
 
-function helmError(command: string, stderr: string): HelmCommandError {
-  return new HelmCommandError({
-    command,
-    release: 'web',
-    namespace: 'apps',
-    args: [command],
-    exitCode: 1,
-    signal: undefined,
-    stderr,
-    canceled: false,
-    timedOut: false,
-    forceKilled: false,
-  });
-}
+const helmError = (command: string, stderr: string) => helmCommandError(command, stderr);
 
 /** A deployed release named like the CR, but of chart "redis". */
 const otherChartRelease = (): StoredRelease => ({

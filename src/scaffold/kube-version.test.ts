@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HelmCommandError } from '../helm/errors.js';
+import { helmCommandError } from '../../test/fakes/helm.js';
 import {
   chartRenderError,
   DEFAULT_KUBE_VERSION,
@@ -12,18 +12,7 @@ import type { DiscoverKind } from './rbac-rules.js';
 
 const signal = () => new AbortController().signal;
 const helmFailure = (stderr: string) =>
-  new HelmCommandError({
-    command: 'template',
-    release: 'release-name',
-    namespace: 'default',
-    args: ['template'],
-    exitCode: 1,
-    signal: undefined,
-    stderr,
-    canceled: false,
-    timedOut: false,
-    forceKilled: false,
-  });
+  helmCommandError('template', stderr, { release: 'release-name', namespace: 'default' });
 const cluster = (version: () => Promise<string>): DiscoverKind =>
   Object.assign(async () => undefined, { serverVersion: version });
 

@@ -1,6 +1,8 @@
 // The one fake helm for unit tests: a HelmCli that records every call and answers only what the test scripted
 // (anything else throws HelmNotScriptedError), plus ReleaseHistory, Helm's release records in memory, and
 // helmWithHistory(), which scripts install/upgrade/uninstall/rollback to keep that history. Test-only; spawns nothing.
+
+import { HelmCommandError, type HelmCommandFailure } from '../../src/helm/errors.js';
 import type {
   AppliedRelease,
   CreateParams,
@@ -233,4 +235,28 @@ export function helmWithHistory(options: ReleaseHistoryOptions = {}): { helm: Fa
     .on('uninstall', () => history.clear())
     .on('rollback', (p) => history.rollback(p));
   return { helm, history };
+}
+
+/**
+ * helm exiting 1 with `stderr` for `command` of release apps/web (the fakes' default release), as the CLI adapter
+ * reports it; `failure` overrides any field (release, namespace, timedOut, …).
+ */
+export function helmCommandError(
+  command: string,
+  stderr: string,
+  failure: Partial<HelmCommandFailure> = {},
+): HelmCommandError {
+  return new HelmCommandError({
+    command,
+    release: 'web',
+    namespace: 'apps',
+    args: [command],
+    exitCode: 1,
+    signal: undefined,
+    stderr,
+    canceled: false,
+    timedOut: false,
+    forceKilled: false,
+    ...failure,
+  });
 }

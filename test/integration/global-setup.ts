@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1Node, Watch } from '@kubernetes/client-node';
 import type { TestProject } from 'vitest/node';
 import {
   ClusterConfigError,
@@ -93,17 +93,46 @@ async function helmFromEnv(): Promise<Record<string, string>> {
   return { helm };
 }
 
-/** Ready, schedulable Nodes of the cluster in `kubeconfig`; with `waitMs`, polls until there is one or time is up. */
+/**
+ * Ready, schedulable Nodes of the cluster in `kubeconfig`; with `waitMs`, watches the Nodes until one is Ready or the
+ * deadline passes (a fresh k3s registers its Node a few seconds after the API answers).
+ */
 async function countReadyNodes(kubeconfig: string, waitMs = 0): Promise<number> {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
-  const core = kc.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const n = readyNodeCount((await core.listNode()).items);
-    if (n > 0 || Date.now() >= deadline) return n;
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const list = await kc.makeApiClient(CoreV1Api).listNode();
+  const ready = readyNodeCount(list.items);
+  if (ready > 0 || waitMs <= 0) return ready;
+  const nodes = new Map(list.items.map((n) => [n.metadata?.name ?? '', n]));
+  return new Promise<number>((resolve, reject) => {
+    let request: { abort(): void } | undefined;
+    let done = false;
+    const finish = (n: number) => {
+      done = true;
+      clearTimeout(deadline);
+      request?.abort();
+      resolve(n);
+    };
+    const deadline = setTimeout(() => finish(readyNodeCount([...nodes.values()])), waitMs);
+    const path = '/api/v1/nodes';
+    const opts = { resourceVersion: list.metadata?.resourceVersion ?? '' };
+    new Watch(kc)
+      .watch(
+        path,
+        opts,
+        (type: string, node: V1Node) => {
+          if (type === 'DELETED') nodes.delete(node.metadata?.name ?? '');
+          else nodes.set(node.metadata?.name ?? '', node);
+          const n = readyNodeCount([...nodes.values()]);
+          if (n > 0) finish(n);
+        },
+        () => undefined, // ended: the deadline answers
+      )
+      .then((r) => {
+        request = r;
+        if (done) r.abort(); // answered before the watch was open
+      }, reject);
+  });
 }
 
 async function useExisting(): Promise<Started> {
