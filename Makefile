@@ -11,7 +11,7 @@ endif
 export PATH := $(if $(NODE_BIN),$(NODE_BIN):)$(PATH)
 
 .PHONY: help deps build lint format typecheck test test-unit test-integration testenv-build testenv-up demo run clean
-.PHONY: install uninstall deploy undeploy cleanup docker-build docker-push bundle generate-rbac
+.PHONY: install uninstall deploy undeploy cleanup docker-build docker-push base-images image-test bundle generate-rbac
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
@@ -87,8 +87,19 @@ undeploy: build ## delete every CR first (the running operator uninstalls the re
 cleanup: build ## escape hatch when the operator is already gone: uninstall releases and free the CRs (asks first)
 	$(HELM_OPERATOR) cleanup
 
-docker-build: ## build the operator image IMG (needs a container engine)
-	$(CONTAINER_TOOL) build -t $(IMG) .
+# podman and buildah build without a daemon; their RUN steps reach the npm registry and the Go module proxy through
+# the host's network, plus whatever runtime and ulimit flags this machine needs (hack/container-flags.sh). Docker's
+# builder keeps its own defaults.
+CONTAINER_BUILD_FLAGS ?= $(if $(filter podman buildah,$(notdir $(CONTAINER_TOOL))),--network=host $(shell hack/container-flags.sh))
+
+docker-build: ## build the operator image IMG with CONTAINER_TOOL (docker, podman or buildah)
+	$(CONTAINER_TOOL) build $(CONTAINER_BUILD_FLAGS) -t $(IMG) .
+
+base-images: ## no registry? build local stand-ins for the Dockerfile's base images (root; podman or buildah)
+	CONTAINER_TOOL="$(CONTAINER_TOOL)" hack/base-images.sh
+
+image-test: ## build the image with podman and run it as a container against a local control plane
+	hack/image-test.sh
 
 docker-push: ## push the operator image IMG
 	$(CONTAINER_TOOL) push $(IMG)

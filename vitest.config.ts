@@ -1,5 +1,6 @@
-// Two projects: `unit` (no cluster, fast) and `integration` (one real control plane per run, started by the
-// global setup and always torn down). TEST_CLUSTER picks the cluster: local (default), existing or k3s.
+// Three projects: `unit` (no cluster, fast), `integration` (one real control plane per run, started by the
+// global setup and always torn down) and `image` (the built image as a container; `make image-test`).
+// TEST_CLUSTER picks the cluster: local (default), existing or k3s.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -21,6 +22,18 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           maxWorkers: 2,
+        },
+      },
+      {
+        // `make image-test` only (hack/image-test.sh builds the image first): the image run as a container.
+        test: {
+          name: 'image',
+          include: ['test/image/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/integration/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          maxWorkers: 1,
         },
       },
     ],

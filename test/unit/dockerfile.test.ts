@@ -287,8 +287,22 @@ describe('the operator image', () => {
     expect(df.stages.map((s) => [s.name, s.image])).toEqual([
       ['helm', 'golang:1.26-bookworm'],
       ['build', 'node:24-bookworm-slim'],
-      [undefined, 'node:24-bookworm-slim'],
+      [undefined, 'debian:bookworm-slim'],
     ]);
+  });
+
+  it('takes node alone from the build stage into the final one: no npm, npx, corepack or yarn', () => {
+    const fromBuild = copies(final).filter((c) => c.from === 'build');
+    expect(fromBuild).toContainEqual({ from: 'build', sources: ['/usr/local/bin/node'], dest: '/usr/local/bin/node' });
+    expect(
+      fromBuild.flatMap((c) => c.sources).filter((src) => /npm|npx|corepack|yarn|lib\/node_modules/.test(src)),
+    ).toEqual([]);
+  });
+
+  it('has hack/base-images.sh build a stand-in for each base, under the name the FROM resolves to', () => {
+    const script = read('hack/base-images.sh');
+    const standIns = [...script.matchAll(/^[A-Z]+_IMAGE=docker\.io\/library\/(\S+)$/gm)].map((m) => m[1]);
+    expect(standIns.sort()).toEqual([...new Set(df.stages.map((s) => s.image))].sort());
   });
 
   it('runs `helm-operator run --watches-file=./watches.yaml` in /opt/helm as a numeric non-root user', () => {
