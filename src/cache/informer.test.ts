@@ -225,6 +225,36 @@ describe('Informer', () => {
       expect(t.client.listCalls).toHaveLength(2);
     });
 
+    it('relists after the base delay when the first 410 follows an outage, and doubles it for 410s in a row', async () => {
+      const t = await synced([], '1');
+      let watch: FakeWatch = t.watch;
+      for (const delay of [1_000, 2_000, 4_000]) {
+        watch.fail(new KubeTransportError('connection refused'));
+        await flush();
+        t.clock.advance(delay);
+        watch = await t.client.nextWatch();
+      }
+      watch.fail(new GoneError({ status: 410 }));
+      await flush();
+      t.clock.advance(999);
+      await flush();
+      expect(t.client.listCalls).toHaveLength(1);
+      t.client.enqueueList(page([], '2'));
+      t.clock.advance(1);
+      await flush();
+      expect(t.client.listCalls).toHaveLength(2);
+      watch = await t.client.nextWatch();
+      watch.fail(new GoneError({ status: 410 }));
+      await flush();
+      t.clock.advance(1_999);
+      await flush();
+      expect(t.client.listCalls).toHaveLength(2);
+      t.client.enqueueList(page([], '3'));
+      t.clock.advance(1);
+      await flush();
+      expect(t.client.listCalls).toHaveLength(3);
+    });
+
     it('backs off and resumes the watch after an ERROR event other than 410', async () => {
       const t = await synced([], '1');
       t.watch.emit({ type: 'ERROR', object: { kind: 'Status', code: 500, reason: 'InternalError' } });
@@ -237,7 +267,7 @@ describe('Informer', () => {
   });
 
   describe('when requests fail', () => {
-    it('retries a failing watch with doubling delays capped at 30 s, from the same resourceVersion', async () => {
+    it('retries a failing watch with doubling delays capped at 10 s, from the same resourceVersion', async () => {
       const t = await synced([], '42');
       let watch: FakeWatch = t.watch;
       const delays: number[] = [];
@@ -254,7 +284,7 @@ describe('Informer', () => {
         watch = await t.client.nextWatch();
         expect(watch.options.resourceVersion).toBe('42');
       }
-      expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+      expect(delays).toEqual([1000, 2000, 4000, 8000, 10000, 10000, 10000, 10000]);
       expect(t.client.listCalls).toHaveLength(1);
     });
 

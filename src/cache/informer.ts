@@ -59,12 +59,17 @@ export interface InformerOptions {
   /**
    * Abort and resume a watch that delivered nothing (bookmarks included) for this long. With bookmarks the API
    * server sends something about once a minute, so silence this long means a stalled connection (client-node
-   * #364/#596). @default 300_000 (5 min)
+   * #364/#596). 150 s, 2.5 bookmark intervals: a connection a middlebox silently dropped (chaos/network-hole.ts)
+   * left the operator blind for 271 s after a 30 s outage with the earlier 5 min. @default 150_000
    */
   readonly inactivityTimeoutMs?: number;
   /** First retry delay after an error; doubles per consecutive error. @default 1_000 */
   readonly backoffBaseMs?: number;
-  /** Retry delay cap. @default 30_000 */
+  /**
+   * Retry delay cap. 10 s, not client-go's 30 s: a watch retried against an API server that is away costs it
+   * nothing, one that answers 429/5xx is protected by Priority and Fairness, and after a restart of the API server
+   * (chaos/scenarios/restarts.ts) a 30 s cap alone could spend a 30 s recovery budget. @default 10_000
+   */
   readonly backoffMaxMs?: number;
   /** @default realClock */
   readonly clock?: Clock;
@@ -84,6 +89,8 @@ export class Informer {
   #synced = false;
   #started = false;
   #failures = 0;
+  /** The last watch ended with 410: consecutive 410s keep doubling the delay. */
+  #lastEndWasGone = false;
   /** Where the next watch starts; undefined means list first. */
   #resourceVersion: string | undefined;
 
@@ -183,7 +190,7 @@ export class Informer {
   /** One WATCH from `from`. Returns after a normal end, a stall or a 410 (which clears the resourceVersion). */
   async #watch(from: string, signal: AbortSignal): Promise<void> {
     const { client, resource, namespace = '', labelSelector, fieldSelector, watchTimeoutSeconds = 480 } = this.#o;
-    const inactivityMs = this.#o.inactivityTimeoutMs ?? 300_000;
+    const inactivityMs = this.#o.inactivityTimeoutMs ?? 150_000;
     const stop = new AbortController();
     const onAbort = () => stop.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -236,14 +243,20 @@ export class Informer {
     const reason = end.reason;
     const resourceVersion = this.#resourceVersion ?? from;
     this.#emit({ type: 'watch-end', reason, resourceVersion, events, durationMs });
+    const goneBefore = this.#lastEndWasGone;
+    this.#lastEndWasGone = reason === 'gone';
     if (reason === 'closed') this.#failures = 0;
     if (reason === 'error') throw end.failure;
     if (reason === 'gone') {
       this.#resourceVersion = undefined;
       this.#emit({ type: 'relist', reason: 'gone' });
       // A watch refused with 410 right away (e.g. after a long disconnect) relists after the backoff delay, so
-      // a server that keeps answering 410 is not hammered with LIST+WATCH pairs.
-      if (events === 0) await this.#clock.sleep(this.#nextDelay(), signal).catch(() => undefined);
+      // a server that keeps answering 410 is not hammered with LIST+WATCH pairs. A 410 is an answer, though: the
+      // errors before it (the server away) no longer count, so the first relist after an outage waits the base.
+      if (events === 0) {
+        if (!goneBefore) this.#failures = 0;
+        await this.#clock.sleep(this.#nextDelay(), signal).catch(() => undefined);
+      }
     }
   }
 
@@ -269,7 +282,7 @@ export class Informer {
 
   #nextDelay(): number {
     const baseMs = this.#o.backoffBaseMs ?? 1_000;
-    const maxMs = this.#o.backoffMaxMs ?? 30_000;
+    const maxMs = this.#o.backoffMaxMs ?? 10_000;
     return backoffDelay(this.#failures++, { baseMs, maxMs, jitter: 0.1, random: this.#random });
   }
 

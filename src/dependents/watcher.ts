@@ -118,7 +118,7 @@ export class DependentWatcher {
       onEvent: (e) => {
         if (e.type === 'error') {
           log.warn({ kind: res.kind, namespace, phase: e.phase, err: errFields(e.error) }, 'Dependent watch error');
-        }
+        } else if (e.type === 'list') log.debug({ kind: res.kind, namespace, items: e.items }, 'Informer listed');
       },
     });
     const id = resourceId(res);

@@ -147,6 +147,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
         clock: o.clock,
         onEvent: (e) => {
           if (e.type === 'error') logger.warn({ namespace, phase: e.phase, err: errFields(e.error) }, 'Watch error');
+          else if (e.type === 'list') logger.debug({ gvk: gvkText, namespace, items: e.items }, 'Informer listed');
         },
       });
       informer.addEventHandler(crEventHandler({ gvk, controller, logger, metrics: o.metrics }));

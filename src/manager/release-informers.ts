@@ -49,6 +49,7 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
       clock: o.clock,
       onEvent: (e) => {
         if (e.type === 'error') o.logger.warn({ namespace, phase: e.phase, err: errFields(e.error) }, 'Watch error');
+        else if (e.type === 'list') o.logger.debug({ kind: 'Secret', namespace, items: e.items }, 'Informer listed');
       },
     });
     informer.addEventHandler({

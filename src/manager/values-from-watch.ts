@@ -84,6 +84,7 @@ export class ValuesFromWatch {
       onEvent: (e) => {
         if (e.type === 'error')
           log.warn({ kind, namespace, phase: e.phase, err: errFields(e.error) }, 'Values-from watch error');
+        else if (e.type === 'list') log.debug({ kind, namespace, items: e.items }, 'Informer listed');
       },
     });
     const changed = (event: 'add' | 'update' | 'delete') => (obj: KubeObject) =>
