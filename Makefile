@@ -57,9 +57,15 @@ run: build ## run the operator against the cluster in KUBECONFIG (like operator-
 clean: ## remove build output (keeps the Go binary cache outside the repository)
 	rm -rf dist coverage
 
-.PHONY: bench
+.PHONY: bench chaos soak
 bench: deps ## benchmark the real operator and the direct helm/kubectl floors on a local control plane (a few minutes; BENCH_CRS=1000 for the scale run)
 	npm run bench
+
+chaos: build ## chaos suite: kills, API server/etcd restarts, network faults, leader kill, bad input; prints a table (CHAOS_ARGS=--short|--only=…)
+	node chaos/run.ts $(CHAOS_ARGS)
+
+soak: build ## SOAK_CRS CRs (500) for SOAK_MINUTES (60) under light churn; RSS and heap every minute and their slope
+	node chaos/soak.ts
 
 ##@ Deployment (operator-sdk's targets; kustomize is kubectl's built-in one, no download)
 

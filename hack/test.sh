@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: the whole suite from a clean clone. With the local control plane (the default), the Go binaries
 # are built (or reused) in the background while npm ci, lint, type-check, build and unit tests run; then the
-# integration tests run against a control plane started by the vitest global setup. Prints a timing table.
+# integration tests run against a control plane started by the vitest global setup, then the chaos suite's short
+# version on planes of its own. Prints a timing table.
 # Called by the Makefile (which puts Node >= 22 first on PATH) and so by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,4 +64,10 @@ if [[ -n $build_pid ]]; then
   rm -f "$build_log" "$build_log.out"
 fi
 phase "integration tests ($mode)" npx vitest run --project integration
+# The chaos suite's short version (chaos/run.ts --short): its own planes, so only with the local binaries.
+if [[ $mode == local ]]; then
+  phase "chaos (short)" node chaos/run.ts --short
+else
+  echo "==> chaos (short): skipped with TEST_CLUSTER=$mode (it starts and restarts its own local control planes)" >&2
+fi
 summary

@@ -11,6 +11,7 @@ import { realClock } from '../core/clock.js';
 import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { checkHelmVersion, createHelmCli } from '../helm/cli.js';
+import { HelmVersionError } from '../helm/errors.js';
 import { createKubeClient } from '../kube/client.js';
 import { Manager } from '../manager/manager.js';
 import { createLogger } from '../observability/logger.js';
@@ -138,7 +139,14 @@ async function run(argv: readonly string[]): Promise<number> {
     };
     // Probe helm once: its major version is an input of the client that runs the releases.
     const probe = timedHelm(createHelmCli(helmBase), observeHelm);
-    const helmVersion = await probe.version({ signal: AbortSignal.timeout(30_000) });
+    const probeSignal = AbortSignal.timeout(30_000);
+    const helmVersion = await probe.version({ signal: probeSignal }).catch((err: unknown) => {
+      if (!probeSignal.aborted) throw err;
+      const binary = JSON.stringify(opts.helmBinary);
+      throw new HelmVersionError('unknown', `helm version did not answer within 30s (binary ${binary}): is it helm?`, {
+        cause: err,
+      });
+    });
     checkHelmVersion(helmVersion);
     const runs = new HelmRuns();
     metrics.helmStillRunning(() => runs.stillRunning());

@@ -10,7 +10,7 @@ export const ERROR_CODES = {
   CRD_NOT_FOUND: 'a watched kind is not served by the API server: install its CRD',
   INFORMER_STARTED: 'programming error: an informer started twice',
   HELM_NOT_FOUND: 'no helm binary',
-  HELM_UNSUPPORTED_VERSION: 'helm older than 3.13, or its version cannot be read',
+  HELM_UNSUPPORTED_VERSION: 'helm older than 3.13, or its version cannot be read (or is not answered within 30 s)',
   HELM_COMMAND_FAILED: 'a helm command failed; carries the command, exit code and scrubbed stderr tail',
   HELM_OUTPUT_INVALID: 'helm printed unreadable JSON',
   HELM_RELEASE_DECODE: 'a release Secret cannot be decoded',

@@ -36,7 +36,7 @@ function serviceAccount(): string {
   const sa = join(dir, 'sa');
   mkdirSync(sa);
   writeFileSync(join(sa, 'token'), 'pod-token');
-  writeFileSync(join(sa, 'ca.crt'), 'not really a certificate');
+  writeFileSync(join(sa, 'ca.crt'), '-----BEGIN CERTIFICATE-----\nnot really a certificate\n');
   writeFileSync(join(sa, 'namespace'), 'operator-system\n');
   return sa;
 }

@@ -21,6 +21,9 @@ const file = (name: string, content: string) => {
   return path;
 };
 const b64 = (s: string) => Buffer.from(s).toString('base64');
+/** Fake TLS material with the PEM BEGIN line the startup check looks for. */
+const CERT = (s: string) => `-----BEGIN CERTIFICATE-----${s}`;
+const KEY = (s: string) => `-----BEGIN PRIVATE KEY-----${s}`;
 const cluster = (more: Partial<KubeCluster> = {}): KubeCluster => ({
   name: 'c',
   server: 'https://kube.example',
@@ -36,26 +39,30 @@ const selected = (user?: Partial<KubeUser>, c: Partial<KubeCluster> = {}): Selec
 describe('createKubeAuth', () => {
   it('gives TLS material from inline data (which wins over files) or files, and no headers without a user', async () => {
     const clock = new FakeClock();
-    const anonymous = createKubeAuth(selected(undefined, { caFile: file('ca', 'CA-FILE'), tlsServerName: 'n' }), {
+    const anonymous = createKubeAuth(selected(undefined, { caFile: file('ca', CERT('CA-FILE')), tlsServerName: 'n' }), {
       env: {},
       clock,
     });
     expect(await anonymous()).toEqual({
       headers: {},
-      tls: { rejectUnauthorized: true, servername: 'n', ca: Buffer.from('CA-FILE') },
+      tls: { rejectUnauthorized: true, servername: 'n', ca: Buffer.from(CERT('CA-FILE')) },
     });
     const auth = createKubeAuth(
       selected(
-        { certData: b64('CERT-DATA'), certFile: file('crt', 'CERT-FILE'), keyFile: file('key', 'KEY-FILE') },
-        { caData: b64('CA-DATA'), caFile: file('ca2', 'CA-FILE'), insecureSkipTlsVerify: true },
+        {
+          certData: b64(CERT('CERT-DATA')),
+          certFile: file('crt', CERT('CERT-FILE')),
+          keyFile: file('key', KEY('KEY-FILE')),
+        },
+        { caData: b64(CERT('CA-DATA')), caFile: file('ca2', CERT('CA-FILE')), insecureSkipTlsVerify: true },
       ),
       { env: {}, clock },
     );
     expect((await auth()).tls).toEqual({
       rejectUnauthorized: false,
-      ca: Buffer.from('CA-DATA'),
-      cert: Buffer.from('CERT-DATA'),
-      key: Buffer.from('KEY-FILE'),
+      ca: Buffer.from(CERT('CA-DATA')),
+      cert: Buffer.from(CERT('CERT-DATA')),
+      key: Buffer.from(KEY('KEY-FILE')),
     });
   });
 
@@ -103,14 +110,14 @@ describe('createKubeAuth', () => {
     const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: [plugin] };
     const auth = createKubeAuth(
       selected(
-        { exec: { ...exec, env: [], provideClusterInfo: false }, certData: b64('C'), keyData: b64('K') },
-        { caData: b64('CA') },
+        { exec: { ...exec, env: [], provideClusterInfo: false }, certData: b64(CERT('C')), keyData: b64(KEY('K')) },
+        { caData: b64(CERT('CA')) },
       ),
       { env: {}, clock: new FakeClock(), execStderr: 'ignore' },
     );
     expect(await auth()).toEqual({
       headers: { Authorization: 'Bearer exec-tok' },
-      tls: { rejectUnauthorized: true, ca: Buffer.from('CA'), cert: 'PEM-CERT', key: 'PEM-KEY' },
+      tls: { rejectUnauthorized: true, ca: Buffer.from(CERT('CA')), cert: 'PEM-CERT', key: 'PEM-KEY' },
     });
   });
 
@@ -128,7 +135,23 @@ describe('createKubeAuth', () => {
     expect(make({ impersonateExtra: true })).toThrow(/as-user-extra/);
     expect(make({ tokenFile: join(dir, 'gone') })).toThrow(/cannot read the token file of kubeconfig user u/);
     expect(make({}, { caFile: join(dir, 'gone') })).toThrow(/cannot read the CA of cluster c/);
-    for (const f of [make({ authProvider: 'gcp', token: 's3cr3t' }), make({ certData: b64('s3cr3t') })]) {
+    // TLS material without its PEM block fails at startup naming the field, not later as "unable to verify".
+    expect(make({}, { caData: b64('s3cr3t') })).toThrow(
+      /the CA of kubeconfig cluster c \(certificate-authority\[-data\]\) holds no PEM certificate/,
+    );
+    expect(make({}, { caFile: file('ca-text', 's3cr3t') })).toThrow(/holds no PEM certificate/);
+    expect(make({ certData: b64('s3cr3t'), keyData: b64(KEY('k')) })).toThrow(
+      /the client certificate of kubeconfig user u \(client-certificate\[-data\]\) holds no PEM certificate/,
+    );
+    expect(make({ certData: b64(CERT('c')), keyData: b64('s3cr3t') })).toThrow(
+      /client-key\[-data\]\) holds no PEM private key/,
+    );
+    for (const f of [
+      make({ authProvider: 'gcp', token: 's3cr3t' }),
+      make({ certData: b64('s3cr3t') }),
+      make({}, { caData: b64('s3cr3t') }),
+      make({ certData: b64('s3cr3t'), keyData: b64(KEY('k')) }),
+    ]) {
       try {
         f();
       } catch (err) {

@@ -44,6 +44,7 @@ export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOption
   const ca = material(cluster.caData, cluster.caFile, () =>
     file(cluster.caFile ?? '', `the CA of cluster ${cluster.name}`),
   );
+  pem(ca, CERTIFICATE, `the CA of kubeconfig cluster ${cluster.name} (certificate-authority[-data])`);
   const tls = { rejectUnauthorized: !cluster.insecureSkipTlsVerify, ...opt('servername', cluster.tlsServerName) };
   if (user === undefined) return async () => ({ headers: {}, tls: { ...tls, ...opt('ca', ca?.()) } });
 
@@ -54,6 +55,8 @@ export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOption
   if ((cert === undefined) !== (key === undefined)) {
     throw new ConfigError(`kubeconfig user ${user.name} has a client certificate or key without the other`);
   }
+  pem(cert, CERTIFICATE, `the client certificate ${of} (client-certificate[-data])`);
+  pem(key, PRIVATE_KEY, `the client key ${of} (client-key[-data])`);
   const token = tokenSource(user, options.clock, ttl);
   const exec =
     user.exec === undefined
@@ -145,6 +148,21 @@ function tokenSource(user: KubeUser, clock: Clock, ttl: number): (() => string |
     const fromFile = read?.().toString('utf8').trim();
     return fromFile === undefined || fromFile === '' ? token : fromFile;
   };
+}
+
+const CERTIFICATE = /-----BEGIN CERTIFICATE-----/;
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/**
+ * Fails at startup, naming the field, when TLS material holds no PEM block of its kind (TLS would otherwise fail
+ * later with a misleading "unable to verify the first certificate"). Never includes the content.
+ */
+function pem(read: (() => Buffer) | undefined, block: RegExp, what: string): void {
+  if (read !== undefined && !block.test(read().toString('latin1'))) {
+    throw new ConfigError(
+      `${what} holds no PEM ${block === CERTIFICATE ? 'certificate' : 'private key'}: give the base64 of a PEM file (-data) or a PEM file's path`,
+    );
+  }
 }
 
 /** Inline base64 data wins over a file (as client-go's transport does); undefined when neither is set. */

@@ -1,0 +1,121 @@
+// Kubernetes access for the chaos scenarios (client-node, a dev dependency): the sample CRD, namespaces, CRs of the
+// sample kind, and the state checks every scenario ends with (Deployed at the current generation, no pending
+// release, nothing left of a deleted CR). Used by the scenarios; holds no state beyond its clients.
+import {
+  AppsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import { run } from './proc.ts';
+
+export const KIND = { group: 'demo.example.com', version: 'v1alpha1', kind: 'Nginx', plural: 'nginxes' } as const;
+
+export interface Cr {
+  metadata: {
+    name: string;
+    namespace?: string;
+    generation?: number;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    resourceVersion?: string;
+  };
+  spec?: Record<string, unknown>;
+  status?: {
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    observedGeneration?: number;
+    deployedRelease?: { name: string; revision?: number };
+  };
+}
+
+export interface Kube {
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly custom: CustomObjectsApi;
+  readonly coordination: CoordinationV1Api;
+  kubectl(args: readonly string[], input?: string): Promise<string>;
+}
+
+export function kubeFor(kubeconfig: string, kubectlBin: string): Kube {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return {
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    custom: kc.makeApiClient(CustomObjectsApi),
+    coordination: kc.makeApiClient(CoordinationV1Api),
+    kubectl: (args, input) =>
+      run(kubectlBin, ['--kubeconfig', kubeconfig, ...args], input === undefined ? {} : { input }),
+  };
+}
+
+/** Applies the repository's sample CRD and waits until it is Established. */
+export async function installSampleCrd(k: Kube, root: string): Promise<void> {
+  await k.kubectl(['apply', '--server-side', '-f', `${root}/config/crd/bases/demo.example.com_nginxes.yaml`]);
+  await k.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nginxes.demo.example.com']);
+}
+
+export async function createNamespace(k: Kube, name: string): Promise<void> {
+  await k.core.createNamespace({ body: { metadata: { name } } });
+}
+
+export function crs(k: Kube, namespace: string) {
+  const t = { group: KIND.group, version: KIND.version, plural: KIND.plural, namespace };
+  return {
+    async list(): Promise<Cr[]> {
+      return ((await k.custom.listNamespacedCustomObject(t)) as { items: Cr[] }).items;
+    },
+    async get(name: string): Promise<Cr | undefined> {
+      try {
+        return (await k.custom.getNamespacedCustomObject({ ...t, name })) as Cr;
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    async create(name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Promise<Cr> {
+      const body = {
+        apiVersion: `${KIND.group}/${KIND.version}`,
+        kind: KIND.kind,
+        metadata: { ...metadata, name },
+        spec,
+      };
+      return (await k.custom.createNamespacedCustomObject({ ...t, body })) as Cr;
+    },
+    /** Merge-patches the spec (no read, no conflict). */
+    async patchSpec(name: string, spec: Record<string, unknown>): Promise<void> {
+      await k.custom.patchNamespacedCustomObject(
+        { ...t, name, body: { spec } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    },
+    async delete(name: string): Promise<void> {
+      await k.custom.deleteNamespacedCustomObject({ ...t, name }).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+    },
+  };
+}
+
+export function isNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && (err as { code?: number }).code === 404;
+}
+
+/** helm's release records (Secrets `owner=helm`) in `namespace`, as `name:revision:status`. */
+export async function releaseRecords(k: Kube, namespace: string): Promise<string[]> {
+  const list = await k.core.listNamespacedSecret({ namespace, labelSelector: 'owner=helm' });
+  return list.items.map((s: V1Secret) => {
+    const l = s.metadata?.labels ?? {};
+    return `${l.name}:${l.version}:${l.status}`;
+  });
+}
+
+/** Deployed=True for the CR's current generation. */
+export function deployedAtGeneration(cr: Cr): boolean {
+  const deployed = cr.status?.conditions?.find((c) => c.type === 'Deployed');
+  return deployed?.status === 'True' && cr.status?.observedGeneration === cr.metadata.generation;
+}

@@ -1,0 +1,114 @@
+// A local control plane for one chaos scenario (hack/testenv.sh up/down), and the faults done to it: a component
+// (kube-apiserver, etcd) stopped and started again with the same arguments, read from /proc. Used by chaos/run.ts
+// and the scenarios; never touches a process it did not start (PIDs from the plane's own folder).
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run } from './proc.ts';
+
+export type Component = 'etcd' | 'kube-apiserver';
+
+export interface Plane {
+  readonly dir: string;
+  readonly kubeconfig: string;
+  /** The testenv bin folder (kubectl, helm-v3, helm-v4, …). */
+  readonly bin: string;
+  /** The API server's https URL from the kubeconfig. */
+  readonly server: string;
+  pid(c: Component): number;
+  /** Stops `c` (SIGTERM, SIGKILL after 10 s), waits `downMs`, starts it again with the same argv; resolves once up. */
+  restart(c: Component, downMs: number, signal: AbortSignal): Promise<{ readonly readyMs: number }>;
+  stop(): Promise<void>;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  const { setTimeout: wait } = await import('node:timers/promises');
+  await wait(ms, undefined, signal ? { signal } : {});
+}
+
+/** Polls `check` every `everyMs` until it resolves truthy or `timeoutMs` passes (then throws naming `what`). */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  o: { readonly timeoutMs: number; readonly everyMs?: number; readonly signal?: AbortSignal },
+): Promise<T> {
+  const deadline = performance.now() + o.timeoutMs;
+  let last: unknown;
+  for (;;) {
+    o.signal?.throwIfAborted();
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (performance.now() > deadline) {
+      throw new Error(`${what}: not within ${o.timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
+    }
+    await sleep(o.everyMs ?? 200, o.signal);
+  }
+}
+
+export async function startPlane(o: { readonly root: string; readonly nodes: number }): Promise<Plane> {
+  const testenv = join(o.root, 'hack/testenv.sh');
+  const env = { ...process.env, TESTENV_NODES: String(o.nodes), TESTENV_WATCH_PID: String(process.pid) };
+  const dir = (await run('bash', [testenv, 'up'], { env })).trim().split('\n').pop() ?? '';
+  const bin = /^TESTENV_BIN=(.*)$/m.exec(readFileSync(join(dir, 'env'), 'utf8'))?.[1] ?? '';
+  const kubeconfig = join(dir, 'kubeconfig');
+  const server = /server:\s*(\S+)/.exec(readFileSync(kubeconfig, 'utf8'))?.[1] ?? '';
+  const pid = (c: Component) => Number(readFileSync(join(dir, `${c}.pid`), 'utf8').trim());
+
+  const healthy = async (c: Component) => {
+    const url = c === 'etcd' ? etcdHealthUrl(pid('etcd')) : undefined;
+    if (url) return (await fetch(url)).ok;
+    await run(join(bin, 'kubectl'), ['--kubeconfig', kubeconfig, 'get', '--raw', '/readyz'], {});
+    return true;
+  };
+
+  return {
+    dir,
+    kubeconfig,
+    bin,
+    server,
+    pid,
+    async restart(c, downMs, signal) {
+      const old = pid(c);
+      const argv = readFileSync(`/proc/${old}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((a) => a !== '');
+      process.kill(old, 'SIGTERM');
+      await until('the old process to exit', async () => !alive(old), { timeoutMs: 10_000, everyMs: 50 }).catch(() =>
+        process.kill(old, 'SIGKILL'),
+      );
+      await until('the old process to exit after SIGKILL', async () => !alive(old), { timeoutMs: 5_000, everyMs: 50 });
+      await sleep(downMs, signal);
+      const t0 = performance.now();
+      const log = openSync(join(dir, 'logs', `${c}.log`), 'a');
+      const child = spawn(argv[0] ?? '', argv.slice(1), { detached: true, stdio: ['ignore', log, log] });
+      closeSync(log);
+      child.unref();
+      writeFileSync(join(dir, `${c}.pid`), `${child.pid}\n`);
+      await until(`${c} healthy again`, () => healthy(c), { timeoutMs: 60_000, everyMs: 100, signal });
+      return { readyMs: performance.now() - t0 };
+    },
+    async stop() {
+      await run('bash', [testenv, 'down', dir], { env }).catch(() => undefined);
+    },
+  };
+}
+
+/** etcd's /health on its client URL (from its own argv). */
+function etcdHealthUrl(pid: number): string | undefined {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const listen = argv.find((a) => a.startsWith('--listen-client-urls='))?.split('=')[1];
+  return listen ? `${listen.split(',')[0]}/health` : undefined;
+}

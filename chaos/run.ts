@@ -1,0 +1,88 @@
+// `make chaos` (and its short version in `make test`): runs each chaos scenario on a fresh local control plane with
+// the real operator and helm, then prints one table of figures and bars. Exits 1 when a bar is missed or a scenario
+// fails. Usage: node chaos/run.ts [--short] [--only=kills,restarts,…]. Needs dist/ (npm run build) and the testenv
+// binaries (TESTENV_BIN, else hack/testenv.sh build). Ctrl-C stops the operators and planes it started.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startPlane } from './plane.ts';
+import { formatTable, type Row, type Scenario } from './scenario.ts';
+import { badInput } from './scenarios/bad-input.ts';
+import { kills } from './scenarios/kills.ts';
+import { leader } from './scenarios/leader.ts';
+import { network } from './scenarios/network.ts';
+import { restarts } from './scenarios/restarts.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SCENARIOS: readonly Scenario[] = [kills, restarts, network, leader, badInput];
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const short = args.includes('--short');
+  const only = args
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  const unknown = only?.filter((n) => !SCENARIOS.some((s) => s.name === n)) ?? [];
+  if (unknown.length > 0) {
+    throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  }
+  if (!existsSync(join(ROOT, 'dist/cmd/main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  const chosen = SCENARIOS.filter((s) => (only ? only.includes(s.name) : !short || s.inShort));
+  const abort = new AbortController();
+  process.once('SIGINT', () => abort.abort(new Error('interrupted')));
+  process.once('SIGTERM', () => abort.abort(new Error('terminated')));
+  const work = mkdtempSync(join(tmpdir(), 'chaos-'));
+  const t0 = performance.now();
+  const log = (name: string) => (line: string) =>
+    process.stderr.write(`chaos [${((performance.now() - t0) / 1000).toFixed(1)}s] ${name}: ${line}\n`);
+  const results: { scenario: Scenario; rows: Row[]; error?: string }[] = [];
+
+  for (const scenario of chosen) {
+    if (abort.signal.aborted) break;
+    const say = log(scenario.name);
+    const dir = join(work, scenario.name);
+    mkdirSync(dir);
+    say(`starting (${scenario.title}; plane with ${scenario.nodes ?? 0} nodes)`);
+    const plane = await startPlane({ root: ROOT, nodes: scenario.nodes ?? 0 });
+    const bin = plane.bin;
+    try {
+      const rows = await scenario.run({
+        root: ROOT,
+        plane,
+        work: dir,
+        short,
+        helm: join(bin, 'helm-v3'),
+        log: say,
+        signal: abort.signal,
+      });
+      results.push({ scenario, rows });
+      say(`done: ${rows.filter((r) => !r.ok).length} of ${rows.length} bars missed`);
+    } catch (err) {
+      const msg = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`FAILED: ${msg}`);
+      results.push({ scenario, rows: [], error: msg });
+    } finally {
+      await plane.stop();
+    }
+  }
+
+  const table = formatTable(results);
+  console.log(`\n### chaos${short ? ' (short)' : ''}: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+  console.log(table);
+  const failed = results.filter((r) => r.error || r.rows.some((x) => !x.ok));
+  if (failed.length > 0) {
+    console.log(`\nchaos: ${failed.map((r) => r.scenario.name).join(', ')} missed a bar; logs are in ${work}`);
+    return 1;
+  }
+  rmSync(work, { recursive: true, force: true });
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`chaos: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
