@@ -3,18 +3,14 @@
 // chaos/scenarios/bad-input.ts and the chaos/bad-input-*.ts case tables; touches only what the scenario created.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { type Cr, isNotFound, KIND, type Kube } from './kube.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { crs, KIND, type KindRef, type Kube } from './kube.ts';
+
+export type { Condition, KindRef } from './kube.ts';
+
 import type { OperatorHandle } from './operator.ts';
 
 export const GROUP = 'chaos.example.com';
-
-export interface KindRef {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly plural: string;
-}
 
 export const NGINX: KindRef = KIND;
 export const kindRef = (kind: string): KindRef => ({
@@ -62,44 +58,13 @@ export async function installLooseCrd(k: Kube, kind: string): Promise<void> {
   await k.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
 }
 
-export interface Condition {
-  readonly type: string;
-  readonly status: string;
-  readonly reason?: string;
-  readonly message?: string;
-}
-
-/** CRs of kind `ref` in `namespace`, through the generic custom-objects API. */
+/** CRs of kind `ref` in `namespace` (chaos/kube.ts), created with annotations rather than whole metadata. */
 export function objects(k: Kube, ref: KindRef, namespace: string) {
-  const t = { group: ref.group, version: ref.version, plural: ref.plural, namespace };
+  const c = crs(k, namespace, ref);
   return {
-    async get(name: string): Promise<Cr | undefined> {
-      try {
-        return (await k.custom.getNamespacedCustomObject({ ...t, name })) as Cr;
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
-    async create(name: string, spec: unknown, annotations?: Record<string, string>): Promise<Cr> {
-      const metadata = { name, ...(annotations ? { annotations } : {}) };
-      const body = { apiVersion: `${ref.group}/${ref.version}`, kind: ref.kind, metadata, spec };
-      return (await k.custom.createNamespacedCustomObject({ ...t, body })) as Cr;
-    },
-    async patchSpec(name: string, spec: Record<string, unknown>): Promise<void> {
-      await k.custom.patchNamespacedCustomObject(
-        { ...t, name, body: { spec } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-    },
-    async delete(name: string): Promise<void> {
-      await k.custom.deleteNamespacedCustomObject({ ...t, name }).catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      });
-    },
-    async condition(name: string, type: string): Promise<Condition | undefined> {
-      return (await this.get(name))?.status?.conditions?.find((c) => c.type === type);
-    },
+    ...c,
+    create: (name: string, spec: unknown, annotations?: Record<string, string>) =>
+      c.create(name, spec, annotations ? { annotations } : {}),
   };
 }
 

@@ -63,27 +63,33 @@ export async function createNamespace(k: Kube, name: string): Promise<void> {
   await k.core.createNamespace({ body: { metadata: { name } } });
 }
 
-export function crs(k: Kube, namespace: string) {
-  const t = { group: KIND.group, version: KIND.version, plural: KIND.plural, namespace };
+/** A custom resource kind, addressed through the generic custom-objects API. */
+export interface KindRef {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+}
+
+/** CRs of kind `ref` (the sample's by default) in `namespace`. */
+export function crs(k: Kube, namespace: string, ref: KindRef = KIND) {
+  const t = { group: ref.group, version: ref.version, plural: ref.plural, namespace };
+  const get = async (name: string): Promise<Cr | undefined> => {
+    try {
+      return (await k.custom.getNamespacedCustomObject({ ...t, name })) as Cr;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
   return {
     async list(): Promise<Cr[]> {
       return ((await k.custom.listNamespacedCustomObject(t)) as { items: Cr[] }).items;
     },
-    async get(name: string): Promise<Cr | undefined> {
-      try {
-        return (await k.custom.getNamespacedCustomObject({ ...t, name })) as Cr;
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
-    async create(name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Promise<Cr> {
-      const body = {
-        apiVersion: `${KIND.group}/${KIND.version}`,
-        kind: KIND.kind,
-        metadata: { ...metadata, name },
-        spec,
-      };
+    get,
+    /** `spec` is anything the API server takes (the bad-input cases send strings and lists). */
+    async create(name: string, spec: unknown, metadata: Record<string, unknown> = {}): Promise<Cr> {
+      const body = { apiVersion: `${ref.group}/${ref.version}`, kind: ref.kind, metadata: { ...metadata, name }, spec };
       return (await k.custom.createNamespacedCustomObject({ ...t, body })) as Cr;
     },
     /** Merge-patches the spec (no read, no conflict). */
@@ -98,8 +104,13 @@ export function crs(k: Kube, namespace: string) {
         if (!isNotFound(err)) throw err;
       });
     },
+    async condition(name: string, type: string): Promise<Condition | undefined> {
+      return (await get(name))?.status?.conditions?.find((c) => c.type === type);
+    },
   };
 }
+
+export type Condition = NonNullable<NonNullable<Cr['status']>['conditions']>[number];
 
 export function isNotFound(err: unknown): boolean {
   return typeof err === 'object' && err !== null && 'code' in err && (err as { code?: number }).code === 404;
