@@ -83,7 +83,7 @@ function recordingLogger() {
 /** The port with recording fakes; `unknownKinds` fail discovery with a NotFoundError. */
 function setup(
   result: DriftResult = NOTHING,
-  opts: { unknownKinds?: string[]; watcher?: boolean; unsynced?: string[] } = {},
+  opts: { unknownKinds?: string[]; watcher?: boolean; unsynced?: string[]; syncOnWait?: boolean } = {},
 ) {
   const discovered: string[] = [];
   const ensured: ApiResource[][] = [];
@@ -98,13 +98,19 @@ function setup(
   /** The watcher's cache: "kind/namespace/name" → object; kinds in `unsynced` answer undefined. */
   const live = new Map<string, KubeObject>();
   const lookups: string[] = [];
+  const unsynced = new Set(opts.unsynced ?? []);
+  const waited: { kinds: string[]; timeoutMs: number }[] = [];
   const watcher = {
     ensure(resources: readonly ApiResource[]) {
       ensured.push([...resources]);
     },
+    async waitForSync(resources: readonly ApiResource[], timeoutMs: number) {
+      waited.push({ kinds: resources.map((r) => r.kind), timeoutMs });
+      if (opts.syncOnWait) for (const r of resources) unsynced.delete(r.kind);
+    },
     get(res: ApiResource, namespace: string, name: string) {
       lookups.push(`${res.kind}/${namespace}/${name}`);
-      if (opts.unsynced?.includes(res.kind)) return undefined;
+      if (unsynced.has(res.kind)) return undefined;
       return live.get(`${res.kind}/${namespace}/${name}`) ?? null;
     },
   } as unknown as DependentWatcher;
@@ -124,7 +130,7 @@ function setup(
   });
   const put = (obj: KubeObject) =>
     live.set(`${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`, obj);
-  return { port, discovered, ensured, repairs, events, counted, put, lookups };
+  return { port, discovered, ensured, repairs, events, counted, put, lookups, waited };
 }
 
 const call = (log: Logger = silentLogger, signal = new AbortController().signal) => ({ signal, log });
@@ -331,6 +337,14 @@ describe('dependentsPort.afterDeploy', () => {
       for (const o of [cm('settings'), cm('more'), role]) t.put(o);
       const ready = await t.port.afterDeploy(CR, MANIFEST, true, call());
       expect(ready).toMatchObject({ status: 'Unknown', message: expect.stringContaining('Deployment team/web') });
+    });
+
+    it("waits up to 10 s for the first LIST of the manifest's kinds before judging, instead of reporting Unknown", async () => {
+      const t = setup(NOTHING, { unsynced: ['Deployment'], syncOnWait: true });
+      for (const o of [cm('settings'), cm('more'), deployment(1), role]) t.put(o);
+      const ready = await t.port.afterDeploy(CR, MANIFEST, true, call());
+      expect(t.waited).toEqual([{ kinds: ['ConfigMap', 'Deployment', 'ClusterRole'], timeoutMs: 10_000 }]);
+      expect(ready).toMatchObject({ status: 'True' });
     });
 
     it('is not reported without a watcher, since nothing would keep it current', async () => {

@@ -19,6 +19,8 @@ export interface DependentsPortOptions {
   readonly repairer: DriftRepairer;
   readonly events: EventSink;
   readonly onCorrected?: (c: DriftCorrection) => void;
+  /** How long a reconcile waits for a dependent kind's first LIST before it reports Ready=Unknown. @default 10_000 */
+  readonly syncTimeoutMs?: number;
 }
 
 export function dependentsPort(o: DependentsPortOptions): DependentsPort {
@@ -29,7 +31,12 @@ export function dependentsPort(o: DependentsPortOptions): DependentsPort {
       const objects = o.repairer.objectsOf(manifest);
       if (o.watcher) await watchKinds(o.kube, o.watcher, known, objects, signal, log);
       if (!changed) await repairDrift(o, cr, manifest, signal, log);
-      return o.watcher ? readinessOf(o.watcher, known, objects, cr.metadata.namespace ?? '') : undefined;
+      if (!o.watcher) return undefined;
+      // Kinds whose informer just started: their first LIST, not a transient Ready=Unknown (found by a restart test).
+      const kinds = new Set(objects.map((obj) => known.get(`${String(obj.apiVersion)}/${String(obj.kind)}`)));
+      const resources = [...kinds].filter((r): r is ApiResource => r !== undefined);
+      await o.watcher.waitForSync(resources, o.syncTimeoutMs ?? 10_000, signal);
+      return readinessOf(o.watcher, known, objects, cr.metadata.namespace ?? '');
     },
   };
 }

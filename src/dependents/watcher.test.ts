@@ -44,6 +44,28 @@ async function setup() {
 }
 
 describe('DependentWatcher', () => {
+  it('waitForSync resolves once the first LIST is in, and after its timeout when the LIST never comes', async () => {
+    const client = new FakeKubeApi({ scriptedLists: true });
+    stop = new AbortController();
+    const watcher = new DependentWatcher({
+      kube: client,
+      namespaces: ['default'],
+      charts: ['nginx'],
+      trigger: () => undefined,
+      clock: new FakeClock(),
+      logger: silentLogger,
+      signal: stop.signal,
+    });
+    watcher.ensure([configMaps]);
+    expect(watcher.get(configMaps, 'default', 'a')).toBeUndefined();
+    await watcher.waitForSync([configMaps], 10, stop.signal); // no LIST answered: gives up after 10 ms
+    expect(watcher.get(configMaps, 'default', 'a')).toBeUndefined();
+    const synced = watcher.waitForSync([configMaps], 60_000, stop.signal);
+    client.enqueueList(page([owned('a', '1')], '1'));
+    await synced;
+    expect(watcher.get(configMaps, 'default', 'a')?.metadata.name).toBe('a');
+  });
+
   it('selects by the chart label and maps an object to its controller owner', async () => {
     const { client, triggers } = await setup();
     expect(client.listCalls[0]?.labelSelector).toBe('helm.sdk.operatorframework.io/chart in (nginx)');

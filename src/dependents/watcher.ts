@@ -74,6 +74,21 @@ export class DependentWatcher {
     }
   }
 
+  /**
+   * Resolves once the informers of `resources` have finished their first LIST, or after `timeoutMs` (a kind the API
+   * server cannot list stays unknown, it must not hold a reconcile). Rejects only when `signal` aborts.
+   */
+  async waitForSync(resources: readonly ApiResource[], timeoutMs: number, signal: AbortSignal): Promise<void> {
+    const pending = resources
+      .flatMap((res) => [...(this.#informers.get(resourceId(res))?.values() ?? [])])
+      .filter((informer) => !informer.hasSynced());
+    if (pending.length === 0) return;
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    await Promise.all(pending.map((informer) => informer.waitForSync(bounded))).catch(() => {
+      signal.throwIfAborted();
+    });
+  }
+
   /** The cached object when its kind is watched in that namespace and the informer has synced. */
   get(res: ApiResource, namespace: string, name: string): CacheAnswer {
     const scopes = this.#informers.get(resourceId(res));
