@@ -1,4 +1,4 @@
-// Runs a command for tests (helm, hack scripts) and returns its stdout. Test-only: the operator's own helm
+// Runs a command for tests and the chaos suite (helm, hack scripts, kubectl) and returns its stdout. Test-only: the operator's own helm
 // calls go through the helm adapter. Failures throw with the command, exit code and stderr tail.
 import { spawn } from 'node:child_process';
 
@@ -8,6 +8,8 @@ export interface RunOptions {
   /** Forward the child's stderr to ours as it arrives (progress of long scripts). */
   readonly inheritStderr?: boolean;
   readonly signal?: AbortSignal;
+  /** Written to the child's stdin (closed after); without it stdin is /dev/null. */
+  readonly input?: string;
 }
 
 export class CommandFailedError extends Error {
@@ -26,7 +28,7 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     const child = spawn(cmd, args, {
       env: opts.env ?? process.env,
       cwd: opts.cwd,
-      stdio: ['ignore', 'pipe', opts.inheritStderr ? 'inherit' : 'pipe'],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', opts.inheritStderr ? 'inherit' : 'pipe'],
       signal: opts.signal,
     });
     let out = '';
@@ -37,6 +39,7 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {
       err += d;
     });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve(out);
