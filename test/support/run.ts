@@ -12,14 +12,17 @@ export interface RunOptions {
   readonly input?: string;
 }
 
+/** No TypeScript parameter properties: chaos/ runs this file under Node's type stripping, which refuses them. */
 export class CommandFailedError extends Error {
   override readonly name = 'CommandFailedError';
-  constructor(
-    readonly command: string,
-    readonly exitCode: number | null,
-    readonly stderr: string,
-  ) {
+  readonly command: string;
+  readonly exitCode: number | null;
+  readonly stderr: string;
+  constructor(command: string, exitCode: number | null, stderr: string) {
     super(`${command} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().split('\n').slice(-15).join('\n')}`);
+    this.command = command;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
   }
 }
 
