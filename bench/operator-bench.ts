@@ -1,5 +1,5 @@
 // Operator benchmark (not a test): starts a local control plane (hack/testenv.sh), runs the REAL operator
-// (node dist/cmd/main.js run) with the real helm behind test/fixtures/bin/counting-helm, then the physical floors
+// (node dist/cmd/main.js run, its log to a file; helm processes counted from its debug log), then the physical floors
 // (bench/floors.ts) on the same plane, and prints two markdown tables to stdout: the operator's figures, and each
 // next to its floors as ratios (bench/side-by-side.ts); progress goes to stderr. `npm run bench` / `make bench` build
 // dist/ first. ~5 minutes on 2 cores at BENCH_CRS=100; BENCH_CRS=1000 is the scale run (much longer).
@@ -34,6 +34,7 @@
 //   BENCH_FLOOR_OPENAPI_VALIDATION=false  true: the helm floor keeps helm's client-side OpenAPI validation
 //                                (default: --disable-openapi-validation, the cheapest helm that does the same work)
 //   BENCH_LOG=                   also write the operator's log lines to this file
+//   BENCH_NODE_OPTIONS=          Node flags added to the image's for the operator (e.g. --cpu-prof --cpu-prof-dir=D)
 //   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
 //   TESTENV_NODES=0              fake nodes on the plane (default 0 here: no pods run, as in the published figures)
 // Ctrl-C (or SIGTERM) stops the operator and the control plane; a second Ctrl-C exits at once, and testenv's
@@ -53,7 +54,6 @@ import { sideBySide } from './side-by-side.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 const TESTENV = join(ROOT, 'hack/testenv.sh');
 const MAIN = join(ROOT, 'dist/cmd/main.js');
-const COUNTING = join(ROOT, 'test/fixtures/bin/counting-helm');
 const env = process.env;
 const int = (name: string, def: number): number => {
   const n = Number(env[name] || def);
@@ -361,7 +361,6 @@ async function main(): Promise<void> {
     const o = startOperator({
       root: ROOT,
       main: MAIN,
-      countingHelm: COUNTING,
       helm,
       work,
       kubeconfig,

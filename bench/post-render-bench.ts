@@ -1,10 +1,12 @@
 // Post-renderer benchmark (not a test): the CPU one helm install pays for its ownership post-render step, with the
-// bash script over FIFOs (ownership/fifo-script.ts + fifo-server.ts), against a Node process per call (what the
-// earlier Node post-renderer cost at the very least: it was a Node start-up that forwarded the manifest over a unix
-// socket) and `cat` (the floor of any process). Run `npm run build` first, then `node bench/post-render-bench.ts`.
-// Prints markdown tables to stdout: (1) the post-renderer child alone on charts/nginx's rendered manifest, run
-// BENCH_RUNS times round-robin: CPU of the child (waited-for children of this process, /proc/self/stat),
-// CPU of the operator side (this process: server, render, spawn) and wall time; (2) with KUBECONFIG set (e.g. the
+// bash script that hands its pipes to the operator (ownership/fifo-script.ts + fifo-server.ts), against a Node
+// process per call (what the earlier Node post-renderer cost at the very least: it was a Node start-up that
+// forwarded the manifest over a unix socket) and `cat` (the floor of any process). Run `npm run build` first, then
+// `node bench/post-render-bench.ts`. Prints markdown tables to stdout: (1) the post-renderer child alone on
+// charts/nginx's rendered manifest, run BENCH_RUNS times round-robin, each behind the same harness that gives it
+// pipes as helm does (`bash -c 'cat | CHILD | cat'`; the `cat` row is the harness plus the floor): CPU of the
+// children (waited-for children of this process, /proc/self/stat), CPU of the operator side (this process: server,
+// render, spawn) and wall time; (2) with KUBECONFIG set (e.g. the
 // folder `hack/testenv.sh up` prints), whole `helm install` runs of charts/nginx with each post-renderer and with
 // none, for each helm in HELM_BINS (comma-separated `name=path`). Settings (env): BENCH_RUNS=200, BENCH_INSTALLS=15.
 import { execFileSync, spawn } from 'node:child_process';
@@ -34,7 +36,10 @@ const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }
 const HELMS = (process.env.HELM_BINS ?? `helm=${process.env.HELM_BIN ?? 'helm'}`)
   .split(',')
   .map((s) => s.split('=') as [string, string]);
-const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+const say = (level: string) => (o: object, msg: string) =>
+  process.stderr.write(`${level}: ${msg} ${JSON.stringify(o)}\n`);
+/** The server's warnings and errors go to stderr (a failing call would otherwise only wait for its timeout). */
+const silent = { debug() {}, info() {}, warn: say('warn'), error: say('error'), child: () => silent };
 
 /** CPU seconds of the children this process has waited for (cutime + cstime). */
 function childCpu(): number {
@@ -48,6 +53,10 @@ const ownCpu = () => {
 };
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
+
+/** Pipes, not Node's socket pairs, as the child's stdin and stdout (as helm gives its post-renderer). */
+const viaPipes = (cmd: string, args: readonly string[]) =>
+  ['bash', ['-c', 'set -o pipefail; cat | "$@" | cat >/dev/null', 'pipes', cmd, ...args]] as const;
 
 function run(cmd: string, args: readonly string[], o: { input?: string; env?: Record<string, string> } = {}) {
   return new Promise<void>((res, rej) => {
@@ -111,7 +120,14 @@ try {
   });
   const render = ownershipRenderer({ discover: async () => ({ namespaced: true }) } as never);
   const dir = join(work, 'post-render');
-  const fifo = await startFifoPostRenderServer({ dir, render, logger: silent, signal: AbortSignal.timeout(10_000) });
+  const kill = (pid: number, sig: NodeJS.Signals) => process.kill(pid, sig);
+  const fifo = await startFifoPostRenderServer({
+    dir,
+    render,
+    kill,
+    logger: silent,
+    signal: AbortSignal.timeout(10_000),
+  });
   const node = {
     command: process.execPath,
     // A Node start-up that copies stdin to stdout, ignoring the per-call arguments.
@@ -121,9 +137,9 @@ try {
 
   process.stderr.write(`post-render child alone, ${RUNS} runs each, manifest ${manifest.length} bytes\n`);
   const [before, after, floor] = (await interleaved(RUNS, [
-    () => run(node.command, [...node.args, ...args], { input: manifest }),
-    () => run(bash.command, [...bash.args, ...args], { input: manifest }),
-    () => run('/bin/cat', [], { input: manifest }),
+    () => run(...viaPipes(node.command, [...node.args, ...args]), { input: manifest }),
+    () => run(...viaPipes(bash.command, [...bash.args, ...args]), { input: manifest }),
+    () => run(...viaPipes('/bin/cat', []), { input: manifest }),
   ])) as [Measured, Measured, Measured];
   const base = before.child + before.own;
   console.log(
@@ -132,8 +148,9 @@ try {
   console.log('| post-renderer | child CPU | operator CPU | total CPU | wall p50 | wall p95 | CPU vs before |');
   console.log('|---|---|---|---|---|---|---|');
   console.log(row('before: a Node process per call (copying stdin)', before, base));
-  console.log(row('after: bash post-render.sh + FIFO', after, base));
+  console.log(row('after: bash post-render.sh, its pipes read and written by the operator', after, base));
   console.log(row('floor: /bin/cat (a process that copies stdin)', floor, base));
+  console.log('\n(each row includes the same harness, bash and two `cat`s, that gives the child pipes)');
 
   if (process.env.KUBECONFIG) {
     console.log(
@@ -150,7 +167,7 @@ try {
       const variants = [
         ['none', undefined],
         ['a Node process', node],
-        ['bash + FIFO', bash],
+        ['bash + operator', bash],
       ] as const;
       const installs = await Promise.all(
         variants.map(async ([label, pr]) => {

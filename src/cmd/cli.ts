@@ -12,6 +12,7 @@ import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { checkHelmVersion, createHelmCli } from '../helm/cli.js';
 import { HelmVersionError } from '../helm/errors.js';
+import { stopRunningProcesses } from '../helm/process.js';
 import { createKubeClient } from '../kube/client.js';
 import { Manager } from '../manager/manager.js';
 import { createLogger } from '../observability/logger.js';
@@ -130,7 +131,11 @@ async function run(argv: readonly string[]): Promise<number> {
     // helm runs a bash script as its post-renderer, which hands each manifest back through this private directory.
     const postRenderDir = join(workDir, 'post-render');
     const postRenderer = fifoPostRenderer(postRenderDir);
-    const observeHelm: HelmObserver = (a, r, sec) => metrics.helmExec(a, r, sec);
+    const helmLog = logger.child({ component: 'helm' });
+    const observeHelm: HelmObserver = (action, result, seconds) => {
+      metrics.helmExec(action, result, seconds);
+      helmLog.debug({ action, result, seconds }, 'Helm finished');
+    };
     const helmBase = {
       binary: opts.helmBinary,
       workDir,
@@ -182,7 +187,11 @@ async function run(argv: readonly string[]): Promise<number> {
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,
         chartRollout: opts.chartRollout,
-        postRender: { dir: postRenderDir, render: ownershipRenderer(kube.client) },
+        postRender: {
+          dir: postRenderDir,
+          render: ownershipRenderer(kube.client),
+          kill: (pid, sig) => process.kill(pid, sig),
+        },
         lease: lease && { ...lease, identity, timing },
         shards: sharding,
       },
@@ -200,14 +209,15 @@ async function run(argv: readonly string[]): Promise<number> {
 
 /**
  * SIGTERM and SIGINT abort the returned signal: the operator stops taking work and waits for running helm
- * processes (SIGTERM is sent to them). Persistent listeners (not `once`): execa's exit hook re-raises a signal that
- * has no other listener, which would kill the process before helm children finish. A second signal exits at once.
+ * processes (SIGTERM is sent to them). Persistent listeners (not `once`), so that every signal is handled here. A
+ * second signal exits at once, after sending SIGTERM to the helm processes still running.
  */
 function stopOnSignals(logger: Logger): AbortSignal {
   const stop = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (stop.signal.aborted) {
       logger.warn({ signal: sig }, 'Second signal: exiting without waiting for helm');
+      stopRunningProcesses();
       process.exit(1);
     }
     logger.info({ signal: sig }, 'Stopping: waiting for running helm processes (SIGTERM sent to them)');

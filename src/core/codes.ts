@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   KUBE_TRANSPORT: 'network or decoding failure talking to the API server',
   KUBE_LINE_TOO_LONG: 'a watch stream line longer than the limit',
   OWNERSHIP_INVALID: 'the post-renderer got an object without apiVersion/kind, or a chart name that is no label value',
+  POST_RENDER_CALL_INVALID:
+    'a post-render call the operator cannot serve: the caller is gone or not its script, or its stdin/stdout are not pipes it can open in /proc',
   OWNERSHIP_UNKNOWN_KIND: 'the chart renders a kind the API server does not serve, without a namespace to place it',
   RETRY_LATER: 'a reconcile asked to be retried after a delay',
   TERMINAL: 'a reconcile error that retrying cannot fix',

@@ -25,14 +25,14 @@ describe('errFields', () => {
   });
 
   it('never copies other properties of an error: they may hold values', () => {
-    const execa = Object.assign(new Error('Command failed with exit code 1: helm upgrade'), {
+    const failure = Object.assign(new Error('Command failed with exit code 1: helm upgrade'), {
       stdout: 'apiVersion: v1\nkind: Secret\ndata:\n  password: aHVudGVyMg==',
       stderr: 'Error: UPGRADE FAILED',
       command: 'helm upgrade web ./chart --values /tmp/values.yaml',
       body: { data: { password: 'hunter2' } },
       config: { password: 'hunter2' },
     });
-    const err = Object.assign(new Error('helm upgrade failed', { cause: execa }), { values: { token: 'hunter2' } });
+    const err = Object.assign(new Error('helm upgrade failed', { cause: failure }), { values: { token: 'hunter2' } });
 
     const logged = JSON.stringify(errFields(err));
     expect(logged).not.toContain('hunter2');

@@ -107,7 +107,7 @@ async function setup(mode: string, overrides: Partial<HelmCliOptions> = {}) {
     recorded: (): FakeRecord => JSON.parse(readFileSync(record, 'utf8')) as FakeRecord,
     signals: (): string[] =>
       existsSync(`${record}.signals`) ? readFileSync(`${record}.signals`, 'utf8').split('\n').filter(Boolean) : [],
-    leftoverValueDirs: async () => (await readdir(workDir)).filter((name) => name.startsWith('values-')),
+    leftoverValueFiles: async () => (await readdir(workDir)).filter((name) => name.startsWith('values-')),
   };
 }
 
@@ -133,7 +133,7 @@ describe('when helm install succeeds', { timeout: 20_000 }, () => {
     expect(JSON.parse(rec.values?.content ?? '')).toEqual(VALUES);
     expect(rec.values?.file.startsWith(t.workDir)).toBe(true);
     expect(existsSync(rec.values?.file ?? '')).toBe(false);
-    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(await t.leftoverValueFiles()).toEqual([]);
     expect(rec.args.join(' ')).not.toContain(SECRET);
     expect(t.spawned).toEqual([rec.args.map((a) => (a === rec.values?.file ? '<values>' : a))]);
   });
@@ -227,7 +227,7 @@ describe('when helm exits non-zero', { timeout: 20_000 }, () => {
     expect(everything).not.toContain(file);
     expect(err.cause).toBeInstanceOf(Error);
     expect(existsSync(file)).toBe(false);
-    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(await t.leftoverValueFiles()).toEqual([]);
   });
 });
 
@@ -251,7 +251,7 @@ describe('when the helm binary is missing', () => {
     expect(err).toBeInstanceOf(HelmNotFoundError);
     expect(err).toMatchObject({ code: 'HELM_NOT_FOUND', binary: join(root, 'no-such-helm') });
     expect(String(err)).toMatch(/--helm-binary.*HELM_BINARY.*PATH/);
-    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(await t.leftoverValueFiles()).toEqual([]);
   });
 });
 
@@ -270,7 +270,7 @@ describe('when the caller aborts', { timeout: 20_000 }, () => {
     expect(String(err)).toContain('helm install of release apps/web was canceled');
     expect(t.signals()).toEqual(['SIGTERM']);
     expect(existsSync(t.recorded().values?.file ?? '')).toBe(false);
-    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(await t.leftoverValueFiles()).toEqual([]);
   });
 
   it('SIGKILLs a helm that ignores SIGTERM once the grace period is over', async () => {
@@ -291,7 +291,7 @@ describe('when the caller aborts', { timeout: 20_000 }, () => {
     const err = await rejection(t.client.install({ ...release, values: VALUES, signal: AbortSignal.abort() }));
     expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', canceled: true });
     expect(t.spawned).toEqual([]);
-    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(await t.leftoverValueFiles()).toEqual([]);
   });
 });
 
@@ -301,7 +301,7 @@ describe('when helm runs past the timeout', { timeout: 20_000 }, () => {
     const err = await rejection(t.client.upgrade({ ...release, values: VALUES, signal: signal() }));
     expect(err).toMatchObject({ timedOut: true, canceled: false });
     expect(String(err)).toContain('timed out');
-    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(await t.leftoverValueFiles()).toEqual([]);
   });
 });
 
@@ -498,7 +498,7 @@ describe('the helm major version', { timeout: 20_000 }, () => {
       expect(String(err)).toMatch(/needs the helm major version.*createHelmCli\(\{ major \}\)/);
     }
     expect(t.spawned).toEqual([]);
-    expect(await t.leftoverValueDirs()).toEqual([]);
+    expect(await t.leftoverValueFiles()).toEqual([]);
   });
 
   it('is not needed by the other commands', async () => {

@@ -1,10 +1,10 @@
 // The helm CLI adapter: runs the real `helm` binary (install, upgrade, uninstall, rollback, version; template, create,
 // pull and dependency build for the scaffolder) and turns its output and failures into typed results and errors.
-// Called by the reconciler and the scaffolder; the ONLY module that imports execa. Never puts values on argv, in logs
-// or in errors (they travel in a 0600 temp file), and never reads process.env.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// Called by the reconciler and the scaffolder; starts helm through process.ts only. Never puts values on argv, in
+// logs or in errors (they travel in a 0600 temp file), and never reads process.env.
+import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ExecaError, execa } from 'execa';
 import { ConfigError } from '../core/errors.js';
 import {
   createArgs,
@@ -20,6 +20,7 @@ import {
 import { createHelmHomes, userHelmEnv } from './env.js';
 import { HelmCommandError, HelmNotFoundError } from './errors.js';
 import { parseHelmVersion, tail } from './output.js';
+import { ProcessFailure, runProcess } from './process.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 import { DEFAULT_HELM_TIMEOUT_MS, HELM_TIMEOUT_MARGIN_MS } from './timeout.js';
 import type { HelmCallOptions, HelmCli, HelmValues, HelmVersion, PostRenderer, ReleaseParams } from './types.js';
@@ -143,27 +144,23 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     const env = await prepare();
     options.onSpawn?.(shownArgs);
     try {
-      const result = await execa(options.binary, args, {
+      return await runProcess(options.binary, args, {
         env,
-        extendEnv: false,
-        stdin: 'ignore',
-        cancelSignal: ctx.signal,
-        killSignal: 'SIGTERM',
-        forceKillAfterDelay: killGraceMs,
-        timeout: ctx.helmTimeoutMs === undefined ? timeoutMs : Math.ceil(ctx.helmTimeoutMs) + marginMs,
+        signal: ctx.signal,
+        killGraceMs,
+        timeoutMs: ctx.helmTimeoutMs === undefined ? timeoutMs : Math.ceil(ctx.helmTimeoutMs) + marginMs,
       });
-      return { stdout: result.stdout, stderr: result.stderr };
     } catch (err) {
-      if (!(err instanceof ExecaError)) throw err;
+      if (!(err instanceof ProcessFailure)) throw err;
       const file = ctx.valuesFile;
       const scrub = (text: string): string =>
         redact(file === undefined ? text : text.split(file).join(VALUES_PLACEHOLDER), ctx.secrets);
       // Redact a generous tail first so that a secret straddling the 4 KiB cut is still caught whole.
-      const rawTail = tail(typeof err.stderr === 'string' ? err.stderr : '', 16 * STDERR_TAIL_CHARS);
+      const rawTail = tail(err.stderr, 16 * STDERR_TAIL_CHARS);
       const stderr = tail(scrub(rawTail), STDERR_TAIL_CHARS);
-      scrubCause(err, scrub, stderr);
+      const cause = scrubbedCause(err, scrub, stderr);
       if (err.code === 'ENOENT' && err.exitCode === undefined) {
-        throw new HelmNotFoundError(options.binary, { cause: err });
+        throw new HelmNotFoundError(options.binary, { cause });
       }
       throw new HelmCommandError(
         {
@@ -171,11 +168,11 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
           exitCode: err.exitCode,
           signal: err.signal,
           stderr,
-          canceled: err.isCanceled,
+          canceled: err.canceled,
           timedOut: err.timedOut,
-          forceKilled: err.isForcefullyTerminated,
+          forceKilled: err.forceKilled,
         },
-        { cause: err },
+        { cause },
       );
     }
   }
@@ -183,18 +180,17 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
   /**
    * Values go through a file rather than `--values -` on stdin: every supported helm reads files the same way, a
    * helm that fails before reading stdin cannot turn the write into EPIPE noise that hides its real error, and
-   * stdin stays free. The file lives in a fresh 0700 directory inside workDir, is created 0600 with `wx`, and is
+   * stdin stays free. The file (a random name in the operator-private workDir) is created 0600 with `wx`, and is
    * removed in `finally` whatever happens (success, helm failure, abort, timeout).
    */
   async function withValuesFile<T>(values: HelmValues, fn: (valuesFile: string) => Promise<T>): Promise<T> {
     await prepare();
-    const dir = await mkdtemp(join(options.workDir, 'values-'));
+    const valuesFile = join(options.workDir, `values-${randomUUID()}.yaml`);
     try {
-      const valuesFile = join(dir, 'values.yaml');
       await writeFile(valuesFile, JSON.stringify(values), { mode: 0o600, flag: 'wx' });
       return await fn(valuesFile);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await rm(valuesFile, { force: true });
     }
   }
 
@@ -267,25 +263,15 @@ function checkInt(name: string, value: number, min: number): number {
 }
 
 /**
- * Rewrites the execa error in place so that, attached as `cause`, it cannot leak values into logs: stdout (the
- * rendered manifest) is dropped, stderr is the scrubbed tail, and argv shows `<values>` instead of the file path.
+ * The process failure as a `cause` that cannot leak values into logs: stdout (the rendered manifest) is dropped,
+ * stderr is the scrubbed tail, and argv shows `<values>` instead of the file path.
  */
-function scrubCause(err: ExecaError, scrubText: (text: string) => string, stderr: string): void {
-  // Typed as strings, but e.g. originalMessage is undefined when helm merely exited non-zero.
-  const scrub = (v: unknown): string => (typeof v === 'string' ? scrubText(v) : '');
-  const shortMessage = scrub(err.shortMessage);
-  const message = stderr === '' ? shortMessage : `${shortMessage}\n\n${stderr}`;
-  const frames = (err.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
-  Object.assign(err, {
+function scrubbedCause(err: ProcessFailure, scrubText: (text: string) => string, stderr: string): ProcessFailure {
+  const short = scrubText(err.message);
+  const message = stderr === '' ? short : `${short}\n\n${stderr}`;
+  return new ProcessFailure(
     message,
-    shortMessage,
-    originalMessage: scrub(err.originalMessage),
-    command: scrub(err.command),
-    escapedCommand: scrub(err.escapedCommand),
-    stdout: '',
-    stderr,
-    all: undefined,
-    stdio: [undefined, '', stderr],
-    stack: [`${err.name}: ${message}`, ...frames].join('\n'),
-  });
+    { ...err, stdout: '', stderr },
+    err.cause === undefined ? {} : { cause: err.cause },
+  );
 }

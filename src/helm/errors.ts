@@ -41,7 +41,7 @@ export interface HelmCommandFailure {
   readonly forceKilled: boolean;
 }
 
-/** A helm process failed, was canceled or timed out. `cause` is the (scrubbed) execa error or the abort reason. */
+/** A helm process failed, was canceled or timed out. `cause` is the (scrubbed) ProcessFailure or the abort reason. */
 export class HelmCommandError extends OperatorError implements HelmCommandFailure {
   readonly code = 'HELM_COMMAND_FAILED';
   readonly command: string;

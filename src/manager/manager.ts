@@ -49,10 +49,12 @@ export interface ManagerRunOptions
     OperatorOptions,
     'clock' | 'logger' | 'metrics' | 'onControllers' | 'onDependentWatcher' | 'postRender' | 'shards'
   > {
-  /** helm's post-renderer (ownership/fifo-script.ts) hands each manifest to this private directory. */
+  /** helm's post-renderer (ownership/fifo-script.ts) asks through this private directory. */
   readonly postRender: {
     readonly dir: string;
     readonly render: (req: PostRenderRequest, signal: AbortSignal) => Promise<string>;
+    /** Ends a waiting post-renderer: process.kill. */
+    readonly kill: (pid: number, signal: 'SIGUSR1' | 'SIGUSR2') => void;
   };
   /** Leader election; absent: lead at once. @default none */
   readonly lease?: LeaseOptions | undefined;
@@ -104,6 +106,7 @@ export class Manager {
     const render = o.postRender.render;
     this.#renderServer = await startFifoPostRenderServer({
       dir: o.postRender.dir,
+      kill: o.postRender.kill,
       signal,
       render: async (req, s) => {
         const out = await render(req, s);

@@ -30,6 +30,12 @@ describe('formatOwnershipArgs', () => {
       '--chart=nginx',
     ]);
   });
+
+  it('refuses an identity holding a tab or a line break (the post-renderer request line could not carry it)', () => {
+    const err = thrown(() => formatOwnershipArgs({ ...CTX, chart: 'bad\tchart' }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toBe('post-render: --chart "bad\\tchart" holds a control character');
+  });
 });
 
 describe('parseOwnershipArgs', () => {

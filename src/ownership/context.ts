@@ -6,10 +6,17 @@ import type { OwnershipContext } from './rules.js';
 
 const FIELDS = ['owner-api-version', 'owner-kind', 'owner-namespace', 'owner-name', 'owner-uid', 'chart'] as const;
 
+/** The args; an identity holding a tab or a line break (none can: they are API names) is refused. */
 export function formatOwnershipArgs(ctx: OwnershipContext): string[] {
   const o = ctx.owner;
   const values = [o.apiVersion, o.kind, o.namespace, o.name, o.uid, ctx.chart];
-  return FIELDS.map((f, i) => `--${f}=${values[i]}`);
+  return FIELDS.map((f, i) => {
+    const v = values[i] ?? '';
+    // The post-renderer's request line separates fields by tabs and ends at its newline (fifo-script.ts).
+    if (/[\t\n\r\0]/.test(v))
+      throw new ConfigError(`post-render: --${f} ${JSON.stringify(v)} holds a control character`);
+    return `--${f}=${v}`;
+  });
 }
 
 /** Parses what formatOwnershipArgs wrote; the release namespace is the owner's (the CR's) namespace. */

@@ -4,16 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../core/logger.js';
-import { postRenderScript, REQUESTS_FIFO, SCRIPT_FILE } from './fifo-script.js';
-import { type FifoPostRenderServer, fifoPostRenderer, startFifoPostRenderServer } from './fifo-server.js';
+import { postRenderScript, REQUESTS_FIFO, SCRIPT_FILE, WAIT_FIFO } from './fifo-script.js';
+import { type FifoPostRenderServer, fifoPostRenderer, recordReader, startFifoPostRenderServer } from './fifo-server.js';
 import type { PostRenderRequest } from './request.js';
 
-/** The call's files go once both sides are done (the server may still be cleaning up when the script exits). */
-const expectOnlyServerFiles = () =>
-  vi.waitFor(async () => expect((await readdir(dir)).sort()).toEqual([SCRIPT_FILE, REQUESTS_FIFO].sort()), {
-    timeout: 5_000,
-    interval: 20,
-  });
+/** No call writes a file: the directory holds the script and the two FIFOs, nothing else. */
+const expectOnlyServerFiles = async () =>
+  expect((await readdir(dir)).sort()).toEqual([SCRIPT_FILE, REQUESTS_FIFO, WAIT_FIFO].sort());
 
 const SECRET = 'hunter2-very-secret';
 const MANIFEST = [
@@ -62,6 +59,7 @@ async function start(render: (req: PostRenderRequest, signal: AbortSignal) => Pr
   server = await startFifoPostRenderServer({
     dir,
     render,
+    kill: (pid, sig) => process.kill(pid, sig),
     logger,
     signal: AbortSignal.timeout(10_000),
     ...(maxBytes === undefined ? {} : { maxBytes }),
@@ -69,11 +67,16 @@ async function start(render: (req: PostRenderRequest, signal: AbortSignal) => Pr
   return lines;
 }
 
-/** Runs the post-renderer as helm does: the command, its fixed args, the per-call args, the manifest on stdin. */
-function postRender(manifest: string, args: readonly string[] = []) {
+/**
+ * Runs the post-renderer as helm does: the command, its fixed args, the per-call args, the manifest on stdin, with
+ * pipes (not Node's socket pairs) as its stdin, stdout and stderr; `direct` hands it Node's own stdio instead.
+ */
+function postRender(manifest: string, args: readonly string[] = [], direct = false) {
   const pr = fifoPostRenderer(dir);
+  const viaPipes = ['-c', 'set -o pipefail; cat | "$@" 2> >(cat >&2) | cat', 'pipes', pr.command];
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(pr.command, [...pr.args, ...args], { stdio: 'pipe' });
+    const argv = [...pr.args, ...args];
+    const child = direct ? spawn(pr.command, argv, { stdio: 'pipe' }) : spawn('bash', [...viaPipes, ...argv]);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -113,7 +116,7 @@ describe('when the operator renders the manifest', { timeout: 30_000 }, () => {
     expect(seen).toEqual([{ args: [], manifest: '' }]);
   });
 
-  it('answers many concurrent calls with large manifests, each its own, and leaves no call files behind', async () => {
+  it('answers many concurrent calls with large manifests, each its own, and writes no file', async () => {
     await start(async (req) => `${req.args.join(',')}\n${req.manifest}`);
     const big = 'x: y\n'.repeat(400_000);
 
@@ -126,10 +129,21 @@ describe('when the operator renders the manifest', { timeout: 30_000 }, () => {
     await expectOnlyServerFiles();
   });
 
-  it('keeps the post-render directory private to the operator and the request FIFO a FIFO', async () => {
+  it('answers 40 calls started at the same moment, each with its own args and manifest', async () => {
+    await start(async (req) => `${req.args.join('|')}:${req.manifest}`);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => postRender(`m${i}\n`, [`--i=${i}`, `--name=cr-${i}`])),
+    );
+    expect(results).toEqual(
+      results.map((_, i) => ({ code: 0, stdout: `--i=${i}|--name=cr-${i}:m${i}\n`, stderr: '' })),
+    );
+  });
+
+  it('keeps the post-render directory private to the operator and the request and wait FIFOs FIFOs', async () => {
     await start(async () => 'ok');
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     expect((await stat(join(dir, REQUESTS_FIFO))).isFIFO()).toBe(true);
+    expect((await stat(join(dir, WAIT_FIFO))).isFIFO()).toBe(true);
     expect(await readFile(join(dir, SCRIPT_FILE), 'utf8')).toContain('helm-operator post-renderer');
   });
 });
@@ -178,11 +192,11 @@ describe('when the operator is not running', { timeout: 30_000 }, () => {
   });
 });
 
-describe('when the operator was killed and left its request FIFO behind', { timeout: 30_000 }, () => {
-  it('exits 1 once the wait is over, saying that no answer came, and removes its call files', async () => {
+describe('when the operator was killed and left its FIFOs behind', { timeout: 30_000 }, () => {
+  it('exits 1 once the wait is over, saying that no answer came, and writes no file', async () => {
     await mkdir(dir, { mode: 0o700 });
     await writeFile(join(dir, SCRIPT_FILE), postRenderScript({ waitSeconds: 1 }));
-    execFileSync('mkfifo', [join(dir, REQUESTS_FIFO)]);
+    execFileSync('mkfifo', [join(dir, REQUESTS_FIFO), join(dir, WAIT_FIFO)]);
 
     const res = await postRender(MANIFEST, ['--x=1']);
 
@@ -192,5 +206,53 @@ describe('when the operator was killed and left its request FIFO behind', { time
       stderr: 'helm-operator post-render: no answer from the operator within 1s\n',
     });
     await expectOnlyServerFiles();
+  });
+});
+
+describe('when the post-renderer is not run as helm runs it', { timeout: 30_000 }, () => {
+  it('exits 1 at once when its stdin or stdout is not a pipe, and the operator is not asked', async () => {
+    let calls = 0;
+    await start(async () => {
+      calls++;
+      return 'never';
+    });
+    const res = await postRender(MANIFEST, [], true);
+    expect(res).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'helm-operator post-render: stdin and stdout must be pipes, as helm gives them\n',
+    });
+    expect(calls).toBe(0);
+  });
+});
+
+describe('when a request names a process that is not the post-renderer', { timeout: 30_000 }, () => {
+  it('ignores it: no render, no signal, and a warning in the log', async () => {
+    let calls = 0;
+    const lines = await start(async () => {
+      calls++;
+      return 'never';
+    });
+    const other = spawn('bash', ['-c', 'trap "exit 3" USR1 USR2; read -r -t 20 _ <> <(:)'], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => other.on('exit', (code) => resolve(code)));
+    await writeFile(join(dir, REQUESTS_FIFO), `${other.pid}\t--x=1\n`);
+
+    await vi.waitFor(() => expect(lines.join('\n')).toContain('Post-render request ignored'), { timeout: 5_000 });
+    expect(lines.join('\n')).toContain(`process ${other.pid} is not the post-renderer`);
+    expect(calls).toBe(0);
+    other.kill('SIGTERM');
+    expect(await exited).toBeNull(); // ended by our SIGTERM, not by a post-render signal (exit 3)
+  });
+});
+
+describe('recordReader', () => {
+  it('yields each request line split into its fields, across chunk boundaries', () => {
+    const seen: string[][] = [];
+    const feed = recordReader((fields) => seen.push(fields));
+    feed('12\t--a=1\t--b=');
+    expect(seen).toEqual([]);
+    feed('2\n34\n56\t--c=3');
+    feed('\n');
+    expect(seen).toEqual([['12', '--a=1', '--b=2'], ['34'], ['56', '--c=3']]);
   });
 });

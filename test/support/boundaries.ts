@@ -24,7 +24,6 @@ export const LAYERS: readonly (readonly string[])[] = [
 ];
 /** The one module allowed to import each third-party library. */
 export const LIBRARY_HOMES: Readonly<Record<string, string>> = {
-  execa: 'helm/cli.ts',
   'prom-client': 'observability/metrics.ts',
   pino: 'observability/logger.ts',
   yaml: 'config/yaml.ts',

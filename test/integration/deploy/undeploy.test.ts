@@ -126,9 +126,13 @@ describe('undeploy and cleanup', () => {
       expect(r.out).toContain('deleting 2 custom resources first');
       expect(r.code).toBe(0);
       await operandsGone();
-      expect(
-        await isGone(() => kube.apiext.readCustomResourceDefinition({ name: `${kind.plural}.${kind.group}` })),
-      ).toBe(true);
+      // A CRD goes once the API server's finalizer has run (asynchronous, slower on a loaded plane).
+      await expect
+        .poll(
+          () => isGone(() => kube.apiext.readCustomResourceDefinition({ name: `${kind.plural}.${kind.group}` })),
+          POLL,
+        )
+        .toBe(true);
       expect(await isGone(() => kube.core.readNamespacedServiceAccount({ name: 'op-sa', namespace: ns1 }))).toBe(true);
       expect(await isGone(() => kube.rbac.readClusterRole({ name: `${ns1}-op-role` }))).toBe(true);
       // The order is in the output: every CR finalized before the CRD was deleted.
