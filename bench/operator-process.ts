@@ -117,7 +117,11 @@ export function startOperator(o: StartOperatorOptions): Operator {
   );
   return {
     pid: child.pid,
-    stats,
+    /** Read after the log lines written so far (the file is polled every 50 ms otherwise). */
+    get stats() {
+      follow.poll();
+      return stats;
+    },
     helmCalls: () => {
       follow.poll();
       return [...helmCalls];

@@ -113,7 +113,21 @@ describe('when a dependent of a CR changes', () => {
   }
 
   it('reconciles the owner once more when the change came during a reconcile that succeeded', async () => {
-    expect(await run({ fail: false, during: (c) => expect(c.enqueueDependent('ns/a')).toBe(true) })).toEqual([1, 2]);
+    expect(await run({ fail: false, during: (c) => expect(c.enqueueDependent('ns/a')).toBe('queued') })).toEqual([
+      1, 2,
+    ]);
+  });
+
+  it('ignores an object created during the reconcile: that reconcile made it (as operator-sdk ignores creations)', async () => {
+    expect(await run({ fail: false, during: (c) => expect(c.enqueueDependent('ns/a', 'add')).toBe('own') })).toEqual([
+      1,
+    ]);
+  });
+
+  it('reconciles the owner when an object is created outside its reconciles (someone else made it)', async () => {
+    let controller: Controller | undefined;
+    await run({ fail: false, during: (c) => (controller = c) });
+    expect(controller?.enqueueDependent('ns/a', 'add')).toBe('queued');
   });
 
   it('leaves the owner to its backoff when the change came during a reconcile that failed', async () => {
@@ -124,9 +138,9 @@ describe('when a dependent of a CR changes', () => {
     let controller: Controller | undefined;
     await run({ fail: true, during: (c) => (controller = c) });
     if (!controller) throw new Error('the reconcile did not run');
-    expect(controller.enqueueDependent('ns/a')).toBe(false);
+    expect(controller.enqueueDependent('ns/a')).toBe('backoff');
     controller.resetBackoff('ns/a');
-    expect(controller.enqueueDependent('ns/a')).toBe(true);
+    expect(controller.enqueueDependent('ns/a')).toBe('queued');
   });
 });
 
@@ -148,7 +162,7 @@ describe('with an admit gate (sharding)', () => {
       },
     });
     c.enqueue('ns/theirs');
-    expect(c.enqueueDependent('ns/theirs')).toBe(false);
+    expect(c.enqueueDependent('ns/theirs')).toBe('elsewhere');
     expect(c.queue.len()).toBe(0);
     c.enqueue('ns/was-mine');
     c.enqueue('ns/mine');

@@ -8,6 +8,8 @@ import type { ReconcileTracker } from './reconcile-handler.js';
 import { runWorkers } from './workers.js';
 import { WorkQueue } from './workqueue.js';
 
+/** What became of a dependent's change: queued, dropped (owner in backoff, or another shard's), or its own work. */
+export type DependentVerdict = 'queued' | 'backoff' | 'elsewhere' | 'own';
 export type { ControllerMetrics, ReconcileResult } from './contract.js';
 
 /** Something that produces keys (an informer wired to `enqueue`) and can say when its first list is in. */
@@ -81,17 +83,19 @@ export class Controller {
   /**
    * Adds a key because something it owns changed, unless the key is failing: its retry is already scheduled with
    * backoff, and a dependent's churn (e.g. a rollback rewriting objects) must not turn that backoff into a storm of
-   * helm runs. Returns whether the key was added.
+   * helm runs. During the key's own reconcile, an update or delete is looked at once afterwards (if it succeeds); a
+   * creation is that reconcile's own helm work and is ignored (operator-sdk ignores every dependent creation).
    */
-  readonly enqueueDependent = (key: string): boolean => {
-    if (this.#failing.has(key) || this.#o.admit?.(key) === false) return false;
-    // During a reconcile the change is most likely that reconcile's own helm work: look again only if it succeeds.
+  readonly enqueueDependent = (key: string, event: 'add' | 'update' | 'delete' = 'update'): DependentVerdict => {
+    if (this.#o.admit?.(key) === false) return 'elsewhere';
+    if (this.#failing.has(key)) return 'backoff';
     if (this.#running.has(key)) {
+      if (event === 'add') return 'own';
       this.#running.set(key, true);
-      return true;
+      return 'queued';
     }
     this.queue.add(key);
-    return true;
+    return 'queued';
   };
 
   /** A new spec deserves a prompt attempt: forgets the key's failures and backoff (operator-sdk keeps them). */

@@ -50,7 +50,10 @@ describe('crEventHandler', () => {
 describe('dependentRouter', () => {
   it("sends a change to its owner's controller and ignores unknown kinds", () => {
     const keys: string[] = [];
-    const controller = { name: 'x-controller', enqueueDependent: (k: string) => keys.push(k) > 0 };
+    const controller = {
+      name: 'x-controller',
+      enqueueDependent: (k: string) => (keys.push(k) > 0 ? ('queued' as const) : ('backoff' as const)),
+    };
     const route = dependentRouter(new Map([['X.x', controller]]), silentLogger);
     const object = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'c' };
     route({ groupKind: 'X.x', key: 'ns/a', event: 'update', object });

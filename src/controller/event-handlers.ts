@@ -5,7 +5,7 @@ import type { InformerHandler } from '../cache/informer.js';
 import { keyOf } from '../cache/store.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../kube/types.js';
-import type { Controller } from './controller.js';
+import type { Controller, DependentVerdict } from './controller.js';
 import { changedBeyondStatus } from './predicates.js';
 
 /** The labels of resource_created_at_seconds. */
@@ -72,6 +72,13 @@ export interface DependentChange {
   readonly object: object;
 }
 
+const MESSAGES: Readonly<Record<DependentVerdict, string>> = {
+  queued: 'Dependent changed: reconcile its owner',
+  backoff: 'Dependent changed: owner is in failure backoff',
+  elsewhere: "Dependent changed: owner is another shard's",
+  own: "Dependent created during its owner's reconcile: its own helm work",
+};
+
 /** Routes each dependent change to the controller of its owner's kind (looked up at call time). */
 export function dependentRouter(
   byGroupKind: ReadonlyMap<string, Pick<Controller, 'name' | 'enqueueDependent'>>,
@@ -80,10 +87,10 @@ export function dependentRouter(
   return (t) => {
     const controller = byGroupKind.get(t.groupKind);
     if (!controller) return;
-    const added = controller.enqueueDependent(t.key);
+    const verdict = controller.enqueueDependent(t.key, t.event);
     logger.debug(
       { controller: controller.name, key: t.key, trigger: { ...t.object, event: t.event } },
-      added ? 'Dependent changed: reconcile its owner' : 'Dependent changed: owner is in failure backoff',
+      MESSAGES[verdict],
     );
   };
 }
