@@ -23,7 +23,7 @@ import { createMetricsAuthorizer } from '../server/metrics-auth.js';
 import { servingCertificate } from '../server/selfsigned.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
-import { type HelmObserver, HelmRuns, timedHelm } from './helm-metrics.js';
+import { HelmRuns, metricAndDebugLog, timedHelm } from './helm-metrics.js';
 import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { ownShard } from './shard-flags.js';
@@ -131,11 +131,7 @@ async function run(argv: readonly string[]): Promise<number> {
     // helm runs a bash script as its post-renderer, which hands each manifest back through this private directory.
     const postRenderDir = join(workDir, 'post-render');
     const postRenderer = fifoPostRenderer(postRenderDir);
-    const helmLog = logger.child({ component: 'helm' });
-    const observeHelm: HelmObserver = (action, result, seconds) => {
-      metrics.helmExec(action, result, seconds);
-      helmLog.debug({ action, result, seconds }, 'Helm finished');
-    };
+    const observeHelm = metricAndDebugLog(metrics, logger.child({ component: 'helm' }));
     const helmBase = {
       binary: opts.helmBinary,
       workDir,

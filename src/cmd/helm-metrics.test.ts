@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeHelm, HELM_V3 } from '../../test/fakes/helm.js';
-import { HelmRuns, timedHelm } from './helm-metrics.js';
+import { recordingLogger } from '../../test/fakes/logger.js';
+import { HelmRuns, metricAndDebugLog, timedHelm } from './helm-metrics.js';
 
 const signal = new AbortController().signal;
 
@@ -48,5 +49,18 @@ describe('HelmRuns', () => {
     expect(runs.stillRunning()).toEqual(zero);
     await timed.uninstall({ release: 'web', namespace: 'apps', signal });
     expect(runs.stillRunning(now + 60_000)).toEqual(zero);
+  });
+});
+
+describe('metricAndDebugLog', () => {
+  it('records each helm run in the metric and logs it at debug as "Helm finished"', () => {
+    const seen: string[] = [];
+    const log = recordingLogger();
+    const observe = metricAndDebugLog({ helmExec: (a, r, s) => seen.push(`${a} ${r} ${s}`) }, log.logger);
+    observe('install', 'success', 0.25);
+    expect(seen).toEqual(['install success 0.25']);
+    expect(log.lines).toEqual([
+      { level: 'debug', msg: 'Helm finished', obj: { action: 'install', result: 'success', seconds: 0.25 } },
+    ]);
   });
 });

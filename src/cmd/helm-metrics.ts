@@ -2,11 +2,20 @@
 // and the release commands still running past their HelmStillRunning threshold can be counted at each scrape
 // (helm_operator_helm_still_running{action}). Called by the CLI (main.ts) around the real helm adapter; it never
 // changes arguments, results or errors.
+import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/cli.js';
 import { DEFAULT_HELM_TIMEOUT_MS, stillRunningAfterMs } from '../helm/timeout.js';
 import type { HelmAction } from '../observability/metrics.js';
 
 export type HelmObserver = (action: HelmAction, result: 'success' | 'error', seconds: number) => void;
+
+/** Times each call into the metric, and logs it at debug as 'Helm finished' (what the bench counts). */
+export function metricAndDebugLog(metrics: { helmExec: HelmObserver }, log: Logger): HelmObserver {
+  return (action, result, seconds) => {
+    metrics.helmExec(action, result, seconds);
+    log.debug({ action, result, seconds }, 'Helm finished');
+  };
+}
 
 type ReleaseAction = Exclude<HelmAction, 'version'>;
 const RELEASE_ACTIONS: readonly ReleaseAction[] = ['install', 'upgrade', 'uninstall', 'rollback'];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeKubeApi } from '../../test/fakes/kube-api.js';
+import { recordingLogger } from '../../test/fakes/logger.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { DriftCorrection, DriftRepairer, DriftResult } from '../drift/repair.js';
 import { manifestObjects } from '../helm/manifest.js';
@@ -64,21 +65,6 @@ const CR: CustomResource = {
 };
 
 const NOTHING: DriftResult = { checked: 4, corrected: [], failed: [] };
-
-function recordingLogger() {
-  const lines: { level: string; obj: object; msg: string }[] = [];
-  const at = (level: string) => (obj: object, msg: string) => {
-    lines.push({ level, obj, msg });
-  };
-  const logger: Logger = {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  };
-  return { logger, lines };
-}
 
 /** The port with recording fakes; `unknownKinds` fail discovery with a NotFoundError. */
 function setup(

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeKubeApi } from '../../test/fakes/kube-api.js';
+import { type LogLine, recordingLogger } from '../../test/fakes/logger.js';
 import { ConfigError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
 import { ForbiddenError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import { EventCorrelator } from './correlator.js';
@@ -26,24 +26,6 @@ const writes = (kube: FakeKubeApi) =>
 /** The Events the server holds. */
 const stored = (kube: FakeKubeApi): KubeObject[] => [...kube.objects.values()];
 
-interface Line {
-  readonly level: string;
-  readonly obj: object;
-  readonly msg: string;
-}
-
-function recordingLogger(lines: Line[]): Logger {
-  const at = (level: string) => (obj: object, msg: string) => lines.push({ level, obj, msg });
-  const logger: Logger = {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  };
-  return logger;
-}
-
 const nginx: InvolvedObject = {
   apiVersion: 'example.com/v1',
   kind: 'Nginx',
@@ -53,12 +35,12 @@ const nginx: InvolvedObject = {
 function setup(options: { burst?: number; refillPerMinute?: number; maxPending?: number; signal?: AbortSignal } = {}) {
   const kube = eventsKube();
   const clock = new FakeClock({ nowMs: START });
-  const lines: Line[] = [];
+  const lines: LogLine[] = [];
   const recorder = createEventRecorder({
     kube,
     component: 'nginx-controller',
     clock,
-    logger: recordingLogger(lines),
+    logger: recordingLogger(lines).logger,
     ...options,
   });
   return { kube, clock, lines, recorder };
@@ -100,7 +82,7 @@ describe('createEventRecorder', () => {
 
   it('uses the given hostname as reportingInstance', async () => {
     const kube = eventsKube();
-    const recorder = createEventRecorder({ kube, component: 'c', hostname: 'pod-7', logger: recordingLogger([]) });
+    const recorder = createEventRecorder({ kube, component: 'c', hostname: 'pod-7', logger: recordingLogger().logger });
     recorder.event(nginx, 'Normal', 'R', 'm');
     await recorder.flush(signal);
     expect(stored(kube)[0]).toMatchObject({ reportingInstance: 'pod-7', source: { component: 'c' } });

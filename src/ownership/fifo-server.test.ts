@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Logger } from '../core/logger.js';
+import { recordingLogger } from '../../test/fakes/logger.js';
 import { postRenderScript, REQUESTS_FIFO, SCRIPT_FILE, WAIT_FIFO } from './fifo-script.js';
 import { type FifoPostRenderServer, fifoPostRenderer, recordReader, startFifoPostRenderServer } from './fifo-server.js';
 import type { PostRenderRequest } from './request.js';
@@ -24,21 +24,6 @@ const MANIFEST = [
   '',
 ].join('\n');
 
-function recordingLogger() {
-  const lines: string[] = [];
-  const log = (level: string) => (obj: object, msg: string) => {
-    lines.push(`${level} ${msg} ${JSON.stringify(obj)}`);
-  };
-  const logger: Logger = {
-    debug: log('debug'),
-    info: log('info'),
-    warn: log('warn'),
-    error: log('error'),
-    child: () => logger,
-  };
-  return { logger, lines };
-}
-
 let work = '';
 let dir = '';
 let server: FifoPostRenderServer | undefined;
@@ -55,7 +40,7 @@ afterEach(async () => {
 });
 
 async function start(render: (req: PostRenderRequest, signal: AbortSignal) => Promise<string>, maxBytes?: number) {
-  const { logger, lines } = recordingLogger();
+  const { logger, text } = recordingLogger();
   server = await startFifoPostRenderServer({
     dir,
     render,
@@ -64,7 +49,7 @@ async function start(render: (req: PostRenderRequest, signal: AbortSignal) => Pr
     signal: AbortSignal.timeout(10_000),
     ...(maxBytes === undefined ? {} : { maxBytes }),
   });
-  return lines;
+  return { text };
 }
 
 /**
@@ -150,15 +135,15 @@ describe('when the operator renders the manifest', { timeout: 30_000 }, () => {
 
 describe('when the render function throws', { timeout: 30_000 }, () => {
   it('exits 1 with the message on stderr, and neither stderr, stdout nor the logs carry the manifest', async () => {
-    const lines = await start(async () => {
+    const log = await start(async () => {
       throw new Error('unknown kind Widget');
     });
 
     const res = await postRender(MANIFEST, ['--x=1']);
 
     expect(res).toEqual({ code: 1, stdout: '', stderr: 'helm-operator post-render: unknown kind Widget\n' });
-    expect(lines.join('\n')).toContain('unknown kind Widget');
-    expect(lines.join('\n')).not.toContain(SECRET);
+    expect(log.text()).toContain('unknown kind Widget');
+    expect(log.text()).not.toContain(SECRET);
     await expectOnlyServerFiles();
   });
 
@@ -229,7 +214,7 @@ describe('when the post-renderer is not run as helm runs it', { timeout: 30_000 
 describe('when a request names a process that is not the post-renderer', { timeout: 30_000 }, () => {
   it('ignores it: no render, no signal, and a warning in the log', async () => {
     let calls = 0;
-    const lines = await start(async () => {
+    const log = await start(async () => {
       calls++;
       return 'never';
     });
@@ -237,8 +222,8 @@ describe('when a request names a process that is not the post-renderer', { timeo
     const exited = new Promise<number | null>((resolve) => other.on('exit', (code) => resolve(code)));
     await writeFile(join(dir, REQUESTS_FIFO), `${other.pid}\t--x=1\n`);
 
-    await vi.waitFor(() => expect(lines.join('\n')).toContain('Post-render request ignored'), { timeout: 5_000 });
-    expect(lines.join('\n')).toContain(`process ${other.pid} is not the post-renderer`);
+    await vi.waitFor(() => expect(log.text()).toContain('Post-render request ignored'), { timeout: 5_000 });
+    expect(log.text()).toContain(`process ${other.pid} is not the post-renderer`);
     expect(calls).toBe(0);
     other.kill('SIGTERM');
     expect(await exited).toBeNull(); // ended by our SIGTERM, not by a post-render signal (exit 3)

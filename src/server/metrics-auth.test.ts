@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeKubeApi } from '../../test/fakes/kube-api.js';
-import type { Logger } from '../core/logger.js';
+import { type LogLine, lineText, recordingLogger } from '../../test/fakes/logger.js';
 import type { ApiResource, KubeObject } from '../kube/types.js';
 import { createMetricsAuthorizer, SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS } from './metrics-auth.js';
 
@@ -40,18 +40,16 @@ function fakeCluster(fail?: { tokenReview?: Error; sar?: Error }) {
   };
 }
 
-function recordingLogger(lines: string[]): Logger {
-  const log = (obj: object, msg: string) => void lines.push(`${msg} ${JSON.stringify(obj)}`);
-  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger };
-  return logger;
-}
-
 const signal = new AbortController().signal;
 
 describe('createMetricsAuthorizer', () => {
   it('posts a TokenReview, then a SubjectAccessReview for get /metrics as the reviewed user', async () => {
     const cluster = fakeCluster();
-    const authorize = createMetricsAuthorizer({ kube: cluster, clock: new FakeClock(), logger: recordingLogger([]) });
+    const authorize = createMetricsAuthorizer({
+      kube: cluster,
+      clock: new FakeClock(),
+      logger: recordingLogger().logger,
+    });
     expect(await authorize('Bearer good-allowed', signal)).toEqual({ status: 200 });
     expect(cluster.calls).toEqual([
       {
@@ -87,7 +85,11 @@ describe('createMetricsAuthorizer', () => {
     'answers 401 without asking the API for the header %j',
     async (header) => {
       const cluster = fakeCluster();
-      const authorize = createMetricsAuthorizer({ kube: cluster, clock: new FakeClock(), logger: recordingLogger([]) });
+      const authorize = createMetricsAuthorizer({
+        kube: cluster,
+        clock: new FakeClock(),
+        logger: recordingLogger().logger,
+      });
       expect(await authorize(header, signal)).toEqual({ status: 401, message: 'Unauthorized' });
       expect(cluster.calls).toEqual([]);
     },
@@ -97,14 +99,18 @@ describe('createMetricsAuthorizer', () => {
     const authorize = createMetricsAuthorizer({
       kube: fakeCluster(),
       clock: new FakeClock(),
-      logger: recordingLogger([]),
+      logger: recordingLogger().logger,
     });
     expect(await authorize('  bEaReR   good-allowed ', signal)).toEqual({ status: 200 });
   });
 
   it('answers 401 for an unauthenticated token and 403 for a user without the right', async () => {
     const cluster = fakeCluster();
-    const authorize = createMetricsAuthorizer({ kube: cluster, clock: new FakeClock(), logger: recordingLogger([]) });
+    const authorize = createMetricsAuthorizer({
+      kube: cluster,
+      clock: new FakeClock(),
+      logger: recordingLogger().logger,
+    });
     expect(await authorize('Bearer bad', signal)).toEqual({ status: 401, message: 'Unauthorized' });
     expect(cluster.calls.map((c) => c.res.kind)).toEqual(['TokenReview']);
     expect(await authorize('Bearer good-denied', signal)).toEqual({
@@ -114,30 +120,30 @@ describe('createMetricsAuthorizer', () => {
   });
 
   it('answers 500 with a short message when a review fails, logs it without the token, and caches nothing', async () => {
-    const lines: string[] = [];
+    const lines: LogLine[] = [];
     const clock = new FakeClock();
     const tr = fakeCluster({ tokenReview: new Error('tokenreviews.authentication.k8s.io is forbidden') });
-    const a1 = createMetricsAuthorizer({ kube: tr, clock, logger: recordingLogger(lines) });
+    const a1 = createMetricsAuthorizer({ kube: tr, clock, logger: recordingLogger(lines).logger });
     expect(await a1('Bearer good-secret-1', signal)).toEqual({ status: 500, message: 'Authentication failed' });
     expect(await a1('Bearer good-secret-1', signal)).toEqual({ status: 500, message: 'Authentication failed' });
     expect(tr.calls).toHaveLength(2);
     const sar = fakeCluster({ sar: new Error('connection refused') });
-    const a2 = createMetricsAuthorizer({ kube: sar, clock, logger: recordingLogger(lines) });
+    const a2 = createMetricsAuthorizer({ kube: sar, clock, logger: recordingLogger(lines).logger });
     expect(await a2('Bearer good-secret-2', signal)).toEqual({ status: 500, message: 'Authorization failed' });
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toContain('tokenreviews.authentication.k8s.io is forbidden');
-    expect(lines[2]).toContain('SubjectAccessReview');
-    expect(lines.join('\n')).not.toContain('secret');
+    expect(lineText(lines[0] as LogLine)).toContain('tokenreviews.authentication.k8s.io is forbidden');
+    expect(lineText(lines[2] as LogLine)).toContain('SubjectAccessReview');
+    expect(lines.map(lineText).join('\n')).not.toContain('secret');
   });
 
   it('logs nothing when the request was aborted (the client went away)', async () => {
-    const lines: string[] = [];
+    const lines: LogLine[] = [];
     const gone = new AbortController();
     gone.abort(new Error('client went away'));
     const authorize = createMetricsAuthorizer({
       kube: fakeCluster(),
       clock: new FakeClock(),
-      logger: recordingLogger(lines),
+      logger: recordingLogger(lines).logger,
     });
     expect(await authorize('Bearer good-allowed', gone.signal)).toMatchObject({ status: 500 });
     expect(lines).toEqual([]);
@@ -146,7 +152,7 @@ describe('createMetricsAuthorizer', () => {
   it('reuses a decision for the same token for 10 s, then asks again', async () => {
     const cluster = fakeCluster();
     const clock = new FakeClock({ nowMs: 1_000_000 });
-    const authorize = createMetricsAuthorizer({ kube: cluster, clock, logger: recordingLogger([]) });
+    const authorize = createMetricsAuthorizer({ kube: cluster, clock, logger: recordingLogger().logger });
     for (const token of ['good-allowed', 'good-denied', 'bad']) await authorize(`Bearer ${token}`, signal);
     const asked = cluster.calls.length;
     expect(asked).toBe(5);
@@ -166,7 +172,7 @@ describe('createMetricsAuthorizer', () => {
     const authorize = createMetricsAuthorizer({
       kube: cluster,
       clock,
-      logger: recordingLogger([]),
+      logger: recordingLogger().logger,
       maxCacheEntries: 2,
     });
     await authorize('Bearer bad-1', signal);
