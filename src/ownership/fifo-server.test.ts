@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -191,6 +191,30 @@ describe('when the operator was killed and left its FIFOs behind', { timeout: 30
       stderr: 'helm-operator post-render: no answer from the operator within 1s\n',
     });
     await expectOnlyServerFiles();
+  });
+});
+
+describe('when the signal races the script into its wait', { timeout: 60_000 }, () => {
+  it('acts on a signal sent the moment the request arrives within one wait slice, not the whole wait', async () => {
+    await mkdir(dir, { mode: 0o700 });
+    await writeFile(join(dir, SCRIPT_FILE), postRenderScript({ waitSeconds: 30 }));
+    execFileSync('mkfifo', [join(dir, REQUESTS_FIFO), join(dir, WAIT_FIFO)]);
+    const requests = await open(join(dir, REQUESTS_FIFO), 'r+'); // read-write: the open never blocks
+    const stream = requests.createReadStream();
+    stream.on('data', (chunk) => {
+      for (const line of String(chunk).split('\n').filter(Boolean))
+        process.kill(Number(line.split('\t')[0]), 'SIGUSR1');
+    });
+    try {
+      for (let round = 0; round < 10; round++) {
+        const started = performance.now();
+        const results = await Promise.all(Array.from({ length: 10 }, () => postRender('')));
+        expect(results.map((r) => r.code)).toEqual(results.map(() => 0));
+        expect(performance.now() - started).toBeLessThan(5_000); // a lost signal used to wait all 30 s
+      }
+    } finally {
+      stream.destroy();
+    }
   });
 });
 
