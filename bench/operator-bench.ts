@@ -485,7 +485,10 @@ async function main(): Promise<void> {
       [`${CRS} CRs: time to send all creates (client)`, bulk ? ms(bulk.createMs) : '-'],
       [`${CRS} CRs: time until all Deployed`, bulk ? `${(bulk.allMs / 1000).toFixed(1)} s` : '-'],
       [`${CRS} CRs: CPU, first create to settled`, `operator ${sec(cpuBulk.own)}, helm ${sec(cpuBulk.helm)}`],
-      [`${CRS} CRs: settled (no helm process for 3 s; no reconcile either within one period) after`, `${(settleMs / 1000).toFixed(1)} s more`],
+      [
+        `${CRS} CRs: settled (no helm process for 3 s; no reconcile either within one period) after`,
+        `${(settleMs / 1000).toFixed(1)} s more`,
+      ],
       ['idle window (CRs settled, nothing changes)', `${idle.s.toFixed(1)} s (${IDLE_PERIODS} × ${PERIOD})`],
       ['helm processes during idle', `${idle.helm.length}${idle.helm.length ? ` (${tally(idle.helm)})` : ''}`],
       [
