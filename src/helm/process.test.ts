@@ -64,8 +64,7 @@ describe('runProcess', { timeout: 20_000 }, () => {
 
   it('stops every process still running when asked (the operator exiting at once)', async () => {
     const p = failure(runProcess('/bin/sleep', ['10'], options()));
-    await new Promise((r) => setTimeout(r, 100));
-    stopRunningProcesses();
+    stopRunningProcesses(); // spawn has returned: the child has its pid, and SIGTERM ends it started or not
     expect(await p).toMatchObject({ signal: 'SIGTERM', canceled: false, timedOut: false });
   });
 });
