@@ -64,7 +64,7 @@ const CR: CustomResource = {
   metadata: { name: 'web', namespace: 'team', uid: 'uid-1' },
 };
 
-const NOTHING: DriftResult = { checked: 4, corrected: [], failed: [] };
+const NOTHING: DriftResult = { checked: 4, corrected: [], failed: [], unconfirmed: [] };
 
 /** The port with recording fakes; `unknownKinds` fail discovery with a NotFoundError. */
 function setup(
@@ -161,7 +161,7 @@ describe('dependentsPort.afterDeploy', () => {
           paths: ['spec.replicas'],
         },
       ];
-      const t = setup({ checked: 4, corrected, failed: [] });
+      const t = setup({ ...NOTHING, corrected });
       const { logger, lines } = recordingLogger();
 
       await t.port.afterDeploy(CR, MANIFEST, false, call(logger));
@@ -186,8 +186,7 @@ describe('dependentsPort.afterDeploy', () => {
 
     it('emits one DriftRepairFailed warning per failure, naming the object and the reason', async () => {
       const t = setup({
-        checked: 4,
-        corrected: [],
+        ...NOTHING,
         failed: [
           { kind: 'ConfigMap', namespace: 'team', name: 'settings', message: 'forbidden' },
           { kind: 'ClusterRole', namespace: '', name: 'reader', message: 'webhook denied' },
@@ -199,6 +198,22 @@ describe('dependentsPort.afterDeploy', () => {
       expect(t.events.map((e) => [e.type, e.reason, e.message])).toEqual([
         ['Warning', 'DriftRepairFailed', 'Cannot put back ConfigMap team/settings: forbidden'],
         ['Warning', 'DriftRepairFailed', 'Cannot put back ClusterRole reader: webhook denied'],
+      ]);
+      expect(t.counted).toEqual([]);
+    });
+
+    it('emits one DriftUnconfirmed warning per drift that no dry run could confirm, saying it was left alone', async () => {
+      const why =
+        '400 BadRequest: admission webhook "w" does not support dry run; left as it is until it or its chart changes';
+      const t = setup({
+        ...NOTHING,
+        unconfirmed: [{ kind: 'Deployment', namespace: 'team', name: 'web', message: why }],
+      });
+
+      await t.port.afterDeploy(CR, MANIFEST, false, call());
+
+      expect(t.events.map((e) => [e.type, e.reason, e.message])).toEqual([
+        ['Warning', 'DriftUnconfirmed', `Cannot tell whether Deployment team/web drifted: ${why}`],
       ]);
       expect(t.counted).toEqual([]);
     });

@@ -5,7 +5,7 @@
 // Never throws for a drift it cannot repair (that is a warning event); only aborts propagate.
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
-import { type DriftCorrection, type DriftRepairer, describeCorrection } from '../drift/repair.js';
+import { type DriftCorrection, type DriftFailure, type DriftRepairer, describeCorrection } from '../drift/repair.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import { releaseReadiness } from '../readiness/release.js';
@@ -51,9 +51,14 @@ async function repairDrift(
   const namespace = cr.metadata.namespace ?? '';
   const result = await o.repairer.repair(manifest, namespace, signal, log);
   for (const c of result.corrected) report(o, cr, c, log);
+  const where = (f: DriftFailure) => (f.namespace ? `${f.namespace}/${f.name}` : f.name);
   for (const f of result.failed) {
-    const where = f.namespace ? `${f.namespace}/${f.name}` : f.name;
-    o.events.event(cr, 'Warning', 'DriftRepairFailed', `Cannot put back ${f.kind} ${where}: ${f.message}`);
+    o.events.event(cr, 'Warning', 'DriftRepairFailed', `Cannot put back ${f.kind} ${where(f)}: ${f.message}`);
+  }
+  for (const f of result.unconfirmed) {
+    const message = `Cannot tell whether ${f.kind} ${where(f)} drifted: ${f.message}`;
+    o.events.event(cr, 'Warning', 'DriftUnconfirmed', message);
+    log.info({ kind: f.kind, object: where(f), reason: f.message }, 'Drift unconfirmed');
   }
 }
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type DriftDiff, driftOf, REDACTED } from './compare.js';
+import { driftOf as diffsOf, REDACTED, valueAt } from './compare.js';
 
 type Obj = Record<string, unknown>;
+/** A diff as these tests assert it: its trail is asserted on its own (see 'trails' below). */
+type DriftDiff = { path: string; want: unknown; got: unknown };
+
+const driftOf = (desired: Obj, live: Obj, limit?: number): DriftDiff[] =>
+  diffsOf(desired, live, limit).map(({ path, want, got }) => ({ path, want, got }));
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -275,5 +280,28 @@ describe('driftOf', () => {
       expect(driftOf(desired, {}, 0)).toHaveLength(1);
       expect(driftOf(desired, {}, Number.POSITIVE_INFINITY)).toHaveLength(30);
     });
+  });
+});
+
+describe('trails and valueAt', () => {
+  it('gives each diff the keys and desired-list indices that lead to it', () => {
+    const live = liveDeployment();
+    const containers = containersOf(live);
+    containers.reverse(); // keyed by name: order does not matter
+    Object.assign(containers[1] ?? {}, { image: 'nginx:latest' });
+    Object.assign(live.spec as Obj, { replicas: 5 });
+    expect(diffsOf(deployment(), live).map((d) => d.trail)).toEqual([
+      ['spec', 'replicas'],
+      ['spec', 'template', 'spec', 'containers', 0, 'image'],
+    ]);
+  });
+
+  it('finds the value at a trail in another form of the object, keyed list elements by their key', () => {
+    const live = liveDeployment();
+    containersOf(live).reverse();
+    const trail = ['spec', 'template', 'spec', 'containers', 0, 'imagePullPolicy'];
+    expect(valueAt(deployment(), live, trail)).toBe('IfNotPresent');
+    expect(valueAt(deployment(), live, ['spec', 'template', 'spec', 'containers', 0, 'args', 1])).toBe('8080');
+    expect(valueAt(deployment(), live, ['spec', 'missing', 'deeper'])).toBeUndefined();
   });
 });

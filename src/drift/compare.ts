@@ -7,9 +7,13 @@ import { isRecord } from '../core/guards.js';
 import { sameQuantity } from './quantity.js';
 import { coveredAsAbsent, isUnset, type Trail } from './zero.js';
 
+export type { Trail } from './zero.js';
+
 /** One place where the live object does not carry the desired value. */
 export interface DriftDiff {
   readonly path: string;
+  /** The same place as keys and indices into the desired object (valueAt finds it in another form of it). */
+  readonly trail: Trail;
   readonly want: unknown;
   readonly got: unknown;
 }
@@ -59,8 +63,8 @@ class Diffs {
   get full(): boolean {
     return this.list.length >= this.limit;
   }
-  add(path: string, want: unknown, got: unknown): void {
-    if (!this.full) this.list.push({ path, want, got });
+  add(path: string, trail: Trail, want: unknown, got: unknown): void {
+    if (!this.full) this.list.push({ path, trail, want, got });
   }
 }
 
@@ -103,14 +107,14 @@ function walk(want: unknown, got: unknown, trail: Trail, path: string, out: Diff
   } else if (isRecord(want)) {
     walkMap(want, got, trail, path, out);
   } else if (want !== got && !(isQuantityPath(trail) && sameQuantity(want, got))) {
-    out.add(path, want, got);
+    out.add(path, trail, want, got);
   }
 }
 
 function walkMap(want: Obj, got: unknown, trail: Trail, path: string, out: Diffs): void {
   const entries = Object.entries(want);
   if (!isUnset(got) && !isRecord(got)) {
-    out.add(path, want, got);
+    out.add(path, trail, want, got);
     return;
   }
   const live: Obj = isRecord(got) ? got : {};
@@ -119,7 +123,7 @@ function walkMap(want: Obj, got: unknown, trail: Trail, path: string, out: Diffs
 
 function walkList(want: unknown[], got: unknown, trail: Trail, path: string, out: Diffs): void {
   if (!isUnset(got) && !Array.isArray(got)) {
-    out.add(path, want, got);
+    out.add(path, trail, want, got);
     return;
   }
   const live: unknown[] = Array.isArray(got) ? got : [];
@@ -127,7 +131,7 @@ function walkList(want: unknown[], got: unknown, trail: Trail, path: string, out
   if (key === undefined) {
     // Atomic list: same length, element by element.
     if (live.length !== want.length) {
-      out.add(path, want, got);
+      out.add(path, trail, want, got);
       return;
     }
     for (const [i, w] of want.entries()) walk(w, live[i], [...trail, i], `${path}[${i}]`, out);
@@ -142,7 +146,7 @@ function walkList(want: unknown[], got: unknown, trail: Trail, path: string, out
     const candidates = live.filter((l) => isRecord(l) && l[key] === id);
     const [first] = candidates;
     if (first === undefined) {
-      out.add(elementPath, w, undefined);
+      out.add(elementPath, elementTrail, w, undefined);
     } else if (candidates.length === 1 || !candidates.some((c) => covers(w, c, elementTrail))) {
       walk(w, first, elementTrail, elementPath, out);
     }
@@ -192,21 +196,42 @@ function secretDrift(desired: Obj, live: Obj, out: Diffs): void {
     for (const [key, want] of Object.entries(desired.data)) {
       if (!isUnset(stringData[key])) continue;
       const bytes = typeof want === 'string' ? Buffer.from(want, 'base64') : want;
-      secretValue(keyPath('data', key), bytes, gotData[key], out);
+      secretValue(keyPath('data', key), ['data', key], bytes, gotData[key], out);
     }
   } else if (desired.data !== undefined) {
     walk(desired.data, live.data, ['data'], 'data', out);
   }
   for (const [key, want] of Object.entries(stringData)) {
     const bytes = isUnset(want) ? want : Buffer.from(String(want), 'utf8');
-    secretValue(keyPath('stringData', key), bytes, gotData[key], out);
+    secretValue(keyPath('stringData', key), ['stringData', key], bytes, gotData[key], out);
   }
 }
 
-function secretValue(path: string, want: unknown, got: unknown, out: Diffs): void {
+function secretValue(path: string, trail: Trail, want: unknown, got: unknown, out: Diffs): void {
   if (isUnset(want)) return; // null is "no opinion" in an apply, as everywhere else
   const shownGot = isUnset(got) ? got : REDACTED;
   if (!(want instanceof Buffer) || typeof got !== 'string' || !Buffer.from(got, 'base64').equals(want)) {
-    out.add(path, REDACTED, shownGot);
+    out.add(path, trail, REDACTED, shownGot);
   }
+}
+
+/**
+ * The value at `trail` (keys and indices into `desired`) in `other`, another form of the same object (the live one,
+ * or what a dry run would store): a keyed list element is found by its merge key, as the comparison matched it;
+ * undefined when `other` has nothing there.
+ */
+export function valueAt(desired: unknown, other: unknown, trail: Trail): unknown {
+  let [want, got] = [desired, other];
+  for (const [n, step] of trail.entries()) {
+    if (typeof step === 'string') {
+      [want, got] = [isRecord(want) ? want[step] : undefined, isRecord(got) ? got[step] : undefined];
+      continue;
+    }
+    if (!Array.isArray(want) || !Array.isArray(got)) return undefined;
+    const key = mergeKeyOf(want, trail.slice(0, n));
+    const element: unknown = want[step];
+    const id = key !== undefined && isRecord(element) ? element[key] : undefined;
+    [want, got] = [element, key === undefined ? got[step] : got.find((g) => isRecord(g) && g[key] === id)];
+  }
+  return got;
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fakeKube } from '../../test/support/drift-cluster.js';
 import { silentLogger } from '../core/logger.js';
+import { InvalidError, KubeApiError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
-import { DriftConfirmer, sameStored } from './confirm.js';
+import { DriftConfirmer, type DryRuns, sameStored } from './confirm.js';
 import { DRIFT_FIELD_MANAGER, DriftRepairer } from './repair.js';
 
 const NS = 'team';
@@ -56,7 +57,7 @@ describe('DriftRepairer.repair, confirming a suspected drift with a server-side 
     it('neither writes nor reports it', async () => {
       const { f, repair } = setup([liveWeb()]);
 
-      expect(await repair()).toEqual({ checked: 1, corrected: [], failed: [] });
+      expect(await repair()).toEqual({ checked: 1, corrected: [], failed: [], unconfirmed: [] });
 
       expect(f.patches).toEqual([]);
       expect(f.dryRuns).toHaveLength(1);
@@ -72,13 +73,28 @@ describe('DriftRepairer.repair, confirming a suspected drift with a server-side 
       expect(f.patches).toEqual([]);
     });
 
-    it('asks again once the object changed (a new resourceVersion)', async () => {
+    it('learns what the server stores for the rendering: a new version of the object raises no question', async () => {
       const { f, repair } = setup([liveWeb()]);
       await repair();
       f.kube.put(liveWeb({ resourceVersion: '8' }));
       await repair();
-      expect(f.dryRuns).toHaveLength(2);
+      expect(f.dryRuns).toHaveLength(1);
       expect(f.patches).toEqual([]);
+    });
+
+    it('still repairs a real change to a learned field: the image changed by hand is put back', async () => {
+      const { f, repair } = setup([liveWeb()]);
+      await repair();
+      const changed = liveWeb({ resourceVersion: '8' });
+      const containers = (changed.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec
+        .containers;
+      (containers[0] as { image: string }).image = 'evil:latest';
+      f.kube.put(changed);
+
+      const result = await repair();
+
+      expect(result.corrected.map((c) => c.paths)).toEqual([['spec.template.spec.containers[name=web].image']]);
+      expect(f.patches).toHaveLength(1);
     });
 
     it('makes no request at all for a cached object whose version a dry run already found in sync', async () => {
@@ -152,16 +168,48 @@ spec:
     });
   });
 
-  describe('when the dry run fails (e.g. a webhook that does not support dry runs)', () => {
-    it('applies as it would without the dry run', async () => {
-      const denied = new Error('admission webhook does not support dry run');
-      const { f, repair } = setup([liveWeb()], { failDryRun: { web: denied } });
+  describe('when no dry run can tell (e.g. a webhook that does not support dry runs)', () => {
+    const denied = () =>
+      new InvalidError({ status: 400, serverMessage: 'admission webhook "mirror" does not support dry run' });
 
-      const result = await repair();
+    it('writes nothing and reports the object once per version, saying why', async () => {
+      const { f, repair } = setup([liveWeb()], { failDryRun: { web: denied() } });
 
-      expect(result.failed).toEqual([]);
-      expect(result.corrected).toMatchObject([{ action: 'patched', name: 'web' }]);
-      expect(f.patches).toHaveLength(1);
+      const first = await repair();
+      const second = await repair();
+
+      expect(f.patches).toEqual([]);
+      expect(first.corrected).toEqual([]);
+      expect(first.failed).toEqual([]);
+      expect(first.unconfirmed).toEqual([
+        {
+          kind: 'Deployment',
+          namespace: NS,
+          name: 'web',
+          message: expect.stringMatching(/does not support dry run; left as it is until it or its chart changes$/),
+        },
+      ]);
+      expect(second.unconfirmed).toEqual([]);
+      // The server rejects the object itself for both methods: the same dry runs are not sent again.
+      expect(f.dryRuns.map((d) => d.type)).toEqual(['apply', 'merge']);
+    });
+
+    it('reports it again, and asks again, once the object changed', async () => {
+      const { f, repair } = setup([liveWeb()], { failDryRun: { web: denied() } });
+      await repair();
+      f.kube.put(liveWeb({ resourceVersion: '8' }));
+      expect((await repair()).unconfirmed).toHaveLength(1);
+      // It is known by now that the server rejects it for server-side apply: the merge patch's dry run alone.
+      expect(f.dryRuns.map((d) => d.type)).toEqual(['apply', 'merge', 'merge']);
+    });
+
+    it('asks again on the next repair when the dry run failed for a passing reason (an outage)', async () => {
+      const outage = new KubeApiError({ status: 503, serverMessage: 'unavailable' });
+      const { f, repair } = setup([liveWeb()], { failDryRun: { web: outage } });
+      expect((await repair()).unconfirmed).toHaveLength(1);
+      expect((await repair()).unconfirmed).toEqual([]);
+      expect(f.dryRuns.map((d) => d.type)).toEqual(['apply', 'apply']);
+      expect(f.patches).toEqual([]);
     });
   });
 
@@ -179,18 +227,19 @@ spec:
 
 describe('DriftConfirmer', () => {
   const desired = { kind: 'Deployment' };
-  const clean = async () => liveWeb();
+  const clean: DryRuns = { apply: async () => liveWeb(), merge: async () => liveWeb() };
 
   it('forgets the oldest verdict beyond its limit', async () => {
     const confirmer = new DriftConfirmer({ limit: 2 });
     const versions = ['1', '2', '3'].map((rv) => liveWeb({ resourceVersion: rv }));
-    for (const live of versions) expect(await confirmer.confirm(desired, live, clean, signal())).toBe('clean');
+    for (const live of versions)
+      expect(await confirmer.confirm(desired, live, [], clean, signal())).toEqual({ kind: 'clean' });
     expect(versions.map((live) => confirmer.knownClean(desired, live))).toEqual([false, true, true]);
   });
 
   it('keeps verdicts per desired object: another rendering of the object is checked again', async () => {
     const confirmer = new DriftConfirmer();
-    await confirmer.confirm(desired, liveWeb(), clean, signal());
+    await confirmer.confirm(desired, liveWeb(), [], clean, signal());
     expect(confirmer.knownClean(desired, liveWeb())).toBe(true);
     expect(confirmer.knownClean({ kind: 'Deployment' }, liveWeb())).toBe(false);
   });
@@ -198,7 +247,8 @@ describe('DriftConfirmer', () => {
   it('remembers nothing for an object without a resourceVersion', async () => {
     const confirmer = new DriftConfirmer();
     const live = liveWeb({ resourceVersion: '' });
-    expect(await confirmer.confirm(desired, live, async () => live, signal())).toBe('clean');
+    const same: DryRuns = { apply: async () => live, merge: async () => live };
+    expect(await confirmer.confirm(desired, live, [], same, signal())).toEqual({ kind: 'clean' });
     expect(confirmer.knownClean(desired, live)).toBe(false);
   });
 });

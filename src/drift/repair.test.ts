@@ -74,7 +74,7 @@ describe('DriftRepairer.repair', () => {
     it('checks them all and patches nothing', async () => {
       const f = fakeKube(inSync());
       const result = await new DriftRepairer({ kube: f.kube }).repair(MANIFEST, NS, signal(), silentLogger);
-      expect(result).toEqual({ checked: 3, corrected: [], failed: [] });
+      expect(result).toEqual({ checked: 3, corrected: [], failed: [], unconfirmed: [] });
       expect(f.patches).toEqual([]);
       expect(f.gets).toEqual(['configmaps/team/settings', 'deployments/other/web', 'clusterroles//reader']);
     });
@@ -226,7 +226,7 @@ describe('DriftRepairer.repair', () => {
 
       const result = await new DriftRepairer({ kube: f.kube }).repair(MANIFEST, NS, signal(), silentLogger);
 
-      expect(result).toEqual({ checked: 3, corrected: [], failed: [] });
+      expect(result).toEqual({ checked: 3, corrected: [], failed: [], unconfirmed: [] });
       expect(f.patches).toEqual([]);
     });
   });

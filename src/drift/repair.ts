@@ -1,8 +1,9 @@
 // Drift repair without helm: re-asserts every object of a release's deployed manifest through the API. A missing
-// object is recreated and a drifted one (suspected by compare.ts, confirmed by a server-side apply dry run) gets the
-// chart's fields back by server-side apply with a dedicated field manager (fields others added are kept). Called by
-// the reconciler on reconciles that need no helm action. Never spawns helm, never deletes, and never puts object
-// contents (values) in events, logs or errors.
+// object is recreated; a drift that compare.ts suspects (against what the server stores for the rendering, as dry
+// runs taught confirm.ts) and a dry run confirms gets the chart's fields back, by server-side apply with a dedicated
+// field manager, or by a merge patch of the drifted fields where the server rejects the object for apply. Called by
+// the reconciler on reconciles that need no helm action. Never spawns helm, never deletes, never sends a write the
+// server refused for the same object version again, and never puts object contents (values) in events or logs.
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { manifestObjects } from '../helm/manifest.js';
@@ -11,10 +12,10 @@ import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { type DriftDiff, driftOf } from './compare.js';
 import { DriftConfirmer } from './confirm.js';
-import { withoutNulls } from './zero.js';
+import { rejectsObject } from './rejection.js';
+import { type ObjectWriter, objectWriter, type WriterKube } from './writes.js';
 
-/** The field manager of drift-repair applies, visible in each repaired object's managedFields. */
-export const DRIFT_FIELD_MANAGER = 'helm-operator-drift';
+export { DRIFT_FIELD_MANAGER, mergeBody } from './writes.js';
 
 export interface DriftCorrection {
   readonly action: 'created' | 'patched';
@@ -37,10 +38,12 @@ export interface DriftResult {
   readonly checked: number;
   readonly corrected: readonly DriftCorrection[];
   readonly failed: readonly DriftFailure[];
+  /** Suspected drifts that no dry run could confirm, left as they are: each reported once per object version. */
+  readonly unconfirmed: readonly DriftFailure[];
 }
 
 export interface DriftRepairOptions {
-  readonly kube: Pick<KubeClient, 'get' | 'patch' | 'discover'>;
+  readonly kube: Pick<KubeClient, 'get' | 'discover'> & WriterKube;
   /** A cache answer: the object, null when synced and absent, undefined to fall back to a GET. @default GET */
   readonly cached?: (res: ApiResource, namespace: string, name: string) => KubeObject | null | undefined;
   /** Told of every object drift repair wrote, as the server returned it (to drop the watch event it causes). */
@@ -48,14 +51,21 @@ export interface DriftRepairOptions {
 }
 
 const MAX_PARSED = 512;
+/** Diffs collected per object: enough for a merge patch to cover every drifted field at once. */
+const DIFF_LIMIT = 20;
+/** Drifted paths named in a DriftCorrected event and log line. */
+const SHOWN_PATHS = 5;
 /** The API server's refusal to create anything in a namespace that is being deleted. */
 const NAMESPACE_TERMINATING = /because it is being terminated/;
+
+/** What one object's check came to: nothing to do, a correction, or a drift that could not be confirmed. */
+type ObjectOutcome = DriftCorrection | { readonly unconfirmed: string } | undefined;
 
 export class DriftRepairer {
   readonly #o: DriftRepairOptions;
   /** Desired objects per manifest text (a release's manifest never changes in place), bounded. */
   readonly #parsed = new Map<string, Record<string, unknown>[]>();
-  /** Which object versions a dry run found in sync, so that an idle reconcile does not ask again. */
+  /** What dry runs taught about each desired object, and which object versions need no new question. */
   readonly #confirmer = new DriftConfirmer();
 
   constructor(options: DriftRepairOptions) {
@@ -66,6 +76,7 @@ export class DriftRepairer {
   async repair(manifest: string, releaseNamespace: string, signal: AbortSignal, log: Logger): Promise<DriftResult> {
     const corrected: DriftCorrection[] = [];
     const failed: DriftFailure[] = [];
+    const unconfirmed: DriftFailure[] = [];
     const desired = this.objectsOf(manifest);
     for (const obj of desired) {
       const kind = String(obj.kind);
@@ -74,8 +85,12 @@ export class DriftRepairer {
       // Where the object lives; cluster-scoped kinds are known only after discovery.
       const where = { namespace: meta.namespace || releaseNamespace };
       try {
-        const c = await this.#repairOne(obj, where, signal);
-        if (c) corrected.push(c);
+        const outcome = await this.#repairOne(obj, where, signal);
+        if (outcome && 'unconfirmed' in outcome) {
+          unconfirmed.push({ kind, namespace: where.namespace, name, message: outcome.unconfirmed });
+        } else if (outcome) {
+          corrected.push(outcome);
+        }
       } catch (err) {
         if (signal.aborted) throw err;
         const message = err instanceof Error ? err.message : String(err);
@@ -91,7 +106,7 @@ export class DriftRepairer {
         );
       }
     }
-    return { checked: desired.length, corrected, failed };
+    return { checked: desired.length, corrected, failed, unconfirmed };
   }
 
   /** Puts one object back when it is missing or drifted; `where.namespace` becomes '' for cluster-scoped kinds. */
@@ -99,7 +114,7 @@ export class DriftRepairer {
     obj: Record<string, unknown>,
     where: { namespace: string },
     signal: AbortSignal,
-  ): Promise<DriftCorrection | undefined> {
+  ): Promise<ObjectOutcome> {
     const apiVersion = String(obj.apiVersion);
     const kind = String(obj.kind);
     const name = String((obj.metadata as { name?: string }).name ?? '');
@@ -116,32 +131,63 @@ export class DriftRepairer {
     }
     if (live?.metadata.deletionTimestamp) return undefined; // being deleted: its DELETE event comes next
     if (live && diffs.length === 0) return undefined;
-    // Without nulls: a rendered null is "no opinion" here as in the comparison, while SSA would clear the field.
-    const body = withoutNulls({
-      ...obj,
-      metadata: { ...(obj.metadata as object), ...(namespace ? { namespace } : {}) },
-    });
-    const apply = (dryRun: boolean, s: AbortSignal) =>
-      this.#o.kube.patch(res, namespace, name, body, 'apply', {
-        signal: s,
-        fieldManager: DRIFT_FIELD_MANAGER,
-        force: true,
-        ...(dryRun ? { dryRun } : {}),
-      });
-    // The subset check cannot know every default and normalisation: the server says what the apply would store.
-    if (live && (await this.#confirmer.confirm(obj, live, (s) => apply(true, s), signal)) === 'clean') {
-      return undefined;
-    }
-    const applied = await apply(false, signal);
-    this.#o.onApplied?.(res, applied);
-    const paths = diffs.map((d) => d.path);
+    // A write the server refused for this version of the object is not sent again (it would be refused again).
+    if (this.#confirmer.refused(obj, live)) return undefined;
+    const write = objectWriter(this.#o, res, obj, namespace, diffs);
+    const written = await this.#write(obj, live, write, signal);
+    if (!written || 'unconfirmed' in written) return written;
+    this.#o.onApplied?.(res, written.applied);
+    const paths = diffs.slice(0, SHOWN_PATHS).map((d) => d.path);
     return { action: live ? 'patched' : 'created', apiVersion, kind, namespace, name, paths };
   }
 
-  /** Where `live` does not carry `desired`, unless a dry run already found this version of it in sync. */
+  /**
+   * Creates a missing object, or writes a drift that a dry run confirmed, by the method the server accepts for the
+   * object (server-side apply; a POST or a merge patch where the server rejects the object for apply). A write the
+   * server refuses is remembered for this version of the object, and its error thrown once.
+   */
+  async #write(
+    obj: Record<string, unknown>,
+    live: KubeObject | null,
+    write: ObjectWriter,
+    signal: AbortSignal,
+  ): Promise<{ applied: KubeObject } | { unconfirmed: string } | undefined> {
+    try {
+      if (!live) return { applied: await this.#create(obj, write, signal) };
+      const dryRuns = {
+        apply: (s: AbortSignal) => write.apply(true, s),
+        merge: (s: AbortSignal) => write.merge(true, s),
+      };
+      const verdict = await this.#confirmer.confirm(obj, live, write.diffs, dryRuns, signal);
+      if (verdict.kind === 'clean') return undefined;
+      if (verdict.kind === 'unknown') {
+        const first = this.#confirmer.firstNote(obj, live, 'unconfirmed');
+        return first ? { unconfirmed: `${verdict.why}; left as it is until it or its chart changes` } : undefined;
+      }
+      return { applied: await write[verdict.method](false, signal) };
+    } catch (err) {
+      if (!signal.aborted && rejectsObject(err)) this.#confirmer.refuse(obj, live);
+      throw err;
+    }
+  }
+
+  /** A missing object back: server-side apply, or a POST where the server rejects the object for apply. */
+  async #create(obj: Record<string, unknown>, write: ObjectWriter, signal: AbortSignal): Promise<KubeObject> {
+    if (!this.#confirmer.applyRejected(obj)) {
+      try {
+        return await write.apply(false, signal);
+      } catch (err) {
+        if (signal.aborted || !rejectsObject(err)) throw err;
+        this.#confirmer.rejectApply(obj);
+      }
+    }
+    return write.create(signal);
+  }
+
+  /** Where `live` does not carry `desired` as the server stores it, unless a dry run found this version in sync. */
   #suspected(desired: Record<string, unknown>, live: KubeObject | null): DriftDiff[] {
     if (!live) return [];
-    const diffs = driftOf(desired, asRecord(live), 5);
+    const diffs = driftOf(this.#confirmer.storedForm(desired), asRecord(live), DIFF_LIMIT);
     return diffs.length > 0 && this.#confirmer.knownClean(desired, live) ? [] : diffs;
   }
 

@@ -194,6 +194,9 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     }
   }
 
+  /** What redaction must never hide: the release, its namespace and the names the caller gives (the chart's). */
+  const namesOf = (p: ReleaseParams): string[] => [p.release, p.namespace, ...(p.names ?? [])];
+
   const ctxOf = (p: ReleaseParams, secrets: readonly string[], valuesFile?: string): RunContext => ({
     signal: p.signal,
     helmTimeoutMs: p.timeoutMs,
@@ -214,7 +217,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     install(p) {
       return withValuesFile(p.values, async (valuesFile) => {
         const args = installArgs({ ...p, valuesFile, ...flags.apply('install', p), ...validation });
-        const secrets = secretsOf(p.values, p.secrets);
+        const secrets = secretsOf(p.values, p.secrets, namesOf(p));
         return appliedRelease(await run('install', args, ctxOf(p, secrets, valuesFile)), 'install', p, secrets);
       });
     },
@@ -228,16 +231,16 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
           ...flags.force('upgrade', p.force),
           ...validation,
         });
-        const secrets = secretsOf(p.values, p.secrets);
+        const secrets = secretsOf(p.values, p.secrets, namesOf(p));
         return appliedRelease(await run('upgrade', args, ctxOf(p, secrets, valuesFile)), 'upgrade', p, secrets);
       });
     },
     async uninstall(p) {
-      await run('uninstall', uninstallArgs(p), ctxOf(p, secretsOf({}, p.secrets)));
+      await run('uninstall', uninstallArgs(p), ctxOf(p, secretsOf({}, p.secrets, namesOf(p))));
     },
     async rollback(p) {
       const args = rollbackArgs({ ...p, historyMax, ...flags.force('rollback', p.force) });
-      await run('rollback', args, ctxOf(p, secretsOf({}, p.secrets)));
+      await run('rollback', args, ctxOf(p, secretsOf({}, p.secrets, namesOf(p))));
     },
     async template(p) {
       const ctx = { signal: p.signal, release: p.release, namespace: p.namespace, secrets: [] };

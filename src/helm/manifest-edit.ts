@@ -8,8 +8,9 @@ import { dumpDocument, loadChunk } from './manifest-yaml.js';
 /**
  * Rewrites every object of a rendered manifest with `fn`, as a Helm post-renderer does. Documents are cut like
  * splitManifest cuts them; `kind: List` / `<Kind>List` items are rewritten one by one (typed-list items without
- * apiVersion and kind are given them); mappings without apiVersion or kind and non-mapping documents are written
- * back unchanged; empty documents are dropped. Each document comes out as `---`, its leading comment lines
+ * apiVersion and kind are given them). A document that `fn` leaves as it is (no object in it, or each returned as
+ * given: empty and comment-only documents, mappings without apiVersion or kind, non-mappings) is kept byte for byte,
+ * as Helm rendered it. Each rewritten document comes out as `---`, its leading comment lines
  * (`# Source: ...`) verbatim, then its YAML; comments inside a document are not kept. Strings stay strings for
  * YAML 1.1 and 1.2 readers alike ('yes' and '0755' stay quoted). A plain scalar that YAML 1.1 (Helm's parser) and
  * YAML 1.2 read differently (0644, yes, on, 1_000, 2024-01-01) reaches `fn` as an opaque object whose String() is
@@ -51,7 +52,7 @@ function rewriteManifest(manifest: string, fn: (obj: Mapping) => Mapping, mayCha
       return result;
     };
     const rewritten = docs.filter((d) => d !== null && d !== undefined).map((d) => transformDocument(d, tracked));
-    if (mayChange && !changed) {
+    if (!changed) {
       out += chunk.text;
       continue;
     }

@@ -1,5 +1,6 @@
 // Loads and dumps the YAML documents of a rendered manifest with the schemas Helm's readers need (YAML 1.2 core for
-// identities, YAML 1.1 for drift repair, ambiguity-preserving for rewrites). Called by manifest.ts and
+// identities, YAML 1.1 for drift repair, ambiguity-preserving for rewrites), accepting what Helm's YAML library
+// accepts (a repeated key, last one wins; a byte order mark at the start of a line). Called by manifest.ts and
 // manifest-edit.ts; the only module that imports js-yaml. Pure; never puts manifest text (values, data) in an error.
 import {
   boolCoreTag,
@@ -37,10 +38,15 @@ export type LoadMode = 'core' | 'transform' | 'helm';
 /** Parser reasons made only of plain words are fixed library text; anything else may quote the input. */
 const SAFE_REASON = /^[A-Za-z0-9 ,()-]{1,120}$/;
 
-/** The documents of one chunk; throws a ManifestParseError (positions in the whole manifest) when it is not YAML. */
+/**
+ * The documents of one chunk, read as Helm's YAML library (go-yaml v2 through sigs.k8s.io/yaml) reads them: a key
+ * repeated in a mapping keeps its last value, and a byte order mark at the start of a line is skipped (a template
+ * saved with one). Throws a ManifestParseError (positions in the whole manifest) when it is not YAML.
+ */
 export function loadChunk(chunk: Chunk, mode: LoadMode): unknown[] {
   try {
-    return loadAll(chunk.text, { schema: SCHEMAS[mode] });
+    // `json: true` is js-yaml's JSON.parse compatibility: its only effect is that a later duplicate key wins.
+    return loadAll(withoutLineBoms(chunk.text), { schema: SCHEMAS[mode], json: true });
   } catch (err) {
     throw parseError(err, chunk.firstLine, sourceOf(chunk.text));
   }
@@ -50,6 +56,13 @@ export function loadChunk(chunk: Chunk, mode: LoadMode): unknown[] {
 export function dumpDocument(doc: unknown): string {
   return dump(doc, DUMP_OPTIONS);
 }
+
+/** go-yaml skips a byte order mark at column 0 of any line; js-yaml only at the start of the stream. */
+function withoutLineBoms(text: string): string {
+  return text.includes(BOM) ? text.replace(LINE_BOM, '') : text;
+}
+const BOM = '\uFEFF';
+const LINE_BOM = /^\uFEFF/gm;
 
 function parseError(err: unknown, firstLine: number, source: string | undefined): ManifestParseError {
   if (!(err instanceof YAMLException)) {

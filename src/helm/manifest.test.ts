@@ -227,10 +227,10 @@ stringData:
     expect(error.message).toContain('a release manifest document is not valid YAML at manifest line 4');
   });
 
-  it('rejects duplicate keys, as Helm does', () => {
-    expect(() => splitManifest('apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: a}\n')).toThrow(
-      ManifestParseError,
-    );
+  it('reads a repeated key as its last value, as Helm does (manifest-quirks.test.ts has the others)', () => {
+    expect(splitManifest('apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: a}\n')).toEqual([
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a' } },
+    ]);
   });
 });
 
@@ -265,6 +265,8 @@ describe('resource policy', () => {
 describe('transformManifest', () => {
   type Obj = Record<string, unknown>;
   const identity = (obj: Obj): Obj => obj;
+  /** Returns a copy, so that the document is written anew (an object returned as given is kept verbatim). */
+  const rewrite = (obj: Obj): Obj => ({ ...obj });
   const labelled = (obj: Obj): Obj => ({
     ...obj,
     metadata: { ...(obj.metadata as Obj), labels: { marked: 'true' } },
@@ -353,14 +355,14 @@ metadata:
       transformManifest('# Source: x.yaml\r\napiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: a\r\n', record);
       transformManifest('--- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n', record);
       expect(seen).toEqual(['a', 'b']);
-      expect(transformManifest('# Source: x.yaml\r\napiVersion: v1\r\nkind: Namespace\r\n', identity)).toBe(
+      expect(transformManifest('# Source: x.yaml\r\napiVersion: v1\r\nkind: Namespace\r\n', rewrite)).toBe(
         '---\n# Source: x.yaml\napiVersion: v1\nkind: Namespace\n',
       );
     });
   });
 
   describe('when a document is empty, not a mapping or not an object', () => {
-    it('drops empty and comment-only documents and re-serialises the others without passing them to fn', () => {
+    it('keeps empty, comment-only and object-less documents byte for byte without passing them to fn', () => {
       const manifest = [
         '---',
         '# Source: demo/templates/empty.yaml',
@@ -382,11 +384,9 @@ metadata:
         return obj;
       });
       expect(passed).toEqual([]);
-      expect(out).toBe(
-        '---\njust a string\n---\n- a: list\n---\n# Source: demo/templates/no-kind.yaml\napiVersion: v1\nmetadata:\n  name: a\n',
-      );
+      expect(out).toBe(manifest);
       expect(transformManifest('', identity)).toBe('');
-      expect(transformManifest('\n---\n# nothing here\n', identity)).toBe('');
+      expect(transformManifest('\n---\n# nothing here\n', identity)).toBe('\n---\n# nothing here\n');
     });
   });
 
@@ -440,7 +440,7 @@ items:
       const data = strings.map((value, i) => `  k${i}: ${JSON.stringify(value)}`).join('\n');
       const keys = looksTyped.map((key) => `  ${JSON.stringify(key)}: key`).join('\n');
       const manifest = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strings}\ndata:\n${data}\nbinaryData:\n${keys}\n`;
-      const out = transformManifest(manifest, identity);
+      const out = transformManifest(manifest, rewrite);
       const expected = {
         apiVersion: 'v1',
         kind: 'ConfigMap',
@@ -472,7 +472,7 @@ spec:
         const spec = obj.spec as Obj;
         const volume = (spec.volumes as Obj[])[0] as Obj;
         seen.push((volume.configMap as Obj).defaultMode, ...(spec.flags as unknown[]), ...(spec.plain as unknown[]));
-        return obj;
+        return rewrite(obj);
       });
       expect(seen.slice(0, 9).map((v) => [typeof v, String(v)])).toEqual(
         ['0755', 'yes', 'on', 'Off', '1_000', '0o17', '12345678901234567890', '1:20', '2024-01-01'].map((t) => [

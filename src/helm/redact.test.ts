@@ -85,3 +85,32 @@ describe('redact', () => {
     expect(redact('got a.b*c(d) and aXbbc(d)', secrets)).toBe(`got ${REDACTED} and aXbbc(d)`);
   });
 });
+
+describe('the names of the chart, release, namespace, CR and rendered objects', () => {
+  const names = ['podinfo', 'podinfo-sample', 'team-a'];
+
+  it('are never hidden when a value equals one of them: a chart named like a value stays in the message', () => {
+    const secrets = secretsOf({ dnsNames: ['podinfo'], fullname: 'podinfo-sample', ns: 'team-a' }, [], names);
+    const message = 'template: podinfo/templates/ingress.yaml:3: release podinfo-sample in team-a';
+    expect(redact(message, secrets)).toBe(message);
+  });
+
+  it('are never hidden in part: a value that is a piece of an object name leaves the name whole', () => {
+    const secrets = secretsOf({ certificate: { dnsNames: ['podinfo'] }, image: { repository: 'ghcr.io/podinfo' } });
+    const message = 'Ingress "podinfo-sample" is invalid; Service "web-podinfo" and "podinfo-web-01" too';
+    expect(redact(message, secrets)).toBe(message);
+  });
+
+  it('still hide a password, even one that is also part of a name, where it stands alone', () => {
+    const secrets = secretsOf({ auth: { password: 'sample' }, token: 'hunter2-very-secret' }, [], names);
+    expect(redact('login sample failed. token hunter2-very-secret.', secrets)).toBe(
+      `login ${REDACTED} failed. token ${REDACTED}.`,
+    );
+    expect(redact('unknown field "spec.hunter2-very-secret"', secrets)).toBe(`unknown field "spec.${REDACTED}"`);
+    expect(redact('release podinfo-sample', secrets)).toBe('release podinfo-sample');
+  });
+
+  it('keep a value from a Secret hidden unless it is one of the names', () => {
+    expect(secretsOf({}, ['s3cr3t-value', 'podinfo'], names)).toEqual(['s3cr3t-value']);
+  });
+});

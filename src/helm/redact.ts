@@ -1,5 +1,6 @@
 // Redaction of the CR's values from helm's words (stderr, errors, argv shown in logs): whole values only, never a
-// piece of a longer word, so "context canceled" survives a value "text"; also the values file path and repository
+// piece of a longer word or name, so "context canceled" survives a value "text" and an object "web-podinfo" survives
+// a value "podinfo"; never the names of the chart, release, namespace or CR; also the values file path and repository
 // passwords on argv. Called by the helm CLI adapter (cli.ts). Pure; never logs and never returns a value it hides.
 
 /** What the values file path is replaced with wherever argv is shown (errors, logs, metrics hooks). */
@@ -17,9 +18,10 @@ const SECRET_KEY = /password|passwd|token|key|secret|cert/i;
 /**
  * The strings to scrub from helm's output for these values: every string leaf at least MIN_REDACTED_LENGTH long,
  * and every non-empty string under a key that looks secret (at any depth below it), each also in its JSON-escaped
- * form, longest first. Numbers, booleans and keys are not secrets and are kept.
+ * form, longest first, plus `always`. Numbers, booleans and keys are not secrets and are kept, and so is any value
+ * that is one of `names` (the chart's, the release's, the namespace's, the CR's).
  */
-export function secretsOf(values: unknown, always: readonly string[] = []): string[] {
+export function secretsOf(values: unknown, always: readonly string[] = [], names: readonly string[] = []): string[] {
   const found = new Set<string>();
   for (const s of always) addSecret(found, s);
   const visit = (v: unknown, secretKey: boolean): void => {
@@ -32,7 +34,8 @@ export function secretsOf(values: unknown, always: readonly string[] = []): stri
     }
   };
   visit(values, false);
-  return [...found].sort((a, b) => b.length - a.length);
+  // A piece of a name ("podinfo" of "podinfo-sample") needs no exception: redact() replaces whole values only.
+  return [...found].filter((s) => !names.includes(s)).sort((a, b) => b.length - a.length);
 }
 
 /**
@@ -50,10 +53,14 @@ function addSecret(found: Set<string>, s: string): void {
 const WORD = /[\p{L}\p{N}_]/u;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A pattern matching `s` only where it is not part of a longer word (a boundary is needed only on a word side). */
+/**
+ * A pattern matching `s` only where it is not part of a longer word or name (a boundary is needed only on a word
+ * side): not next to a letter, digit or `_`, nor joined to one by `-` (`web-podinfo`, `podinfo-sample`). A `.` is
+ * a boundary: field paths (`spec.<value>`) and sentences end there.
+ */
 function wholeValue(s: string): RegExp {
-  const before = WORD.test(s.slice(0, 1)) ? '(?<![\\p{L}\\p{N}_])' : '';
-  const after = WORD.test(s.slice(-1)) ? '(?![\\p{L}\\p{N}_])' : '';
+  const before = WORD.test(s.slice(0, 1)) ? '(?<![\\p{L}\\p{N}_])(?<![\\p{L}\\p{N}_]-)' : '';
+  const after = WORD.test(s.slice(-1)) ? '(?![\\p{L}\\p{N}_])(?!-[\\p{L}\\p{N}_])' : '';
   return new RegExp(`${before}${escapeRegExp(s)}${after}`, 'gu');
 }
 

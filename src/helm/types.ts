@@ -96,6 +96,11 @@ export interface ReleaseParams extends HelmCallOptions {
    * values: values read from Secrets (values-from). @default none
    */
   readonly secrets?: readonly string[];
+  /**
+   * Names never hidden from helm's output even when a value equals one (the chart's; the release and its namespace
+   * are always among them), beside the names of the objects of the release. @default none
+   */
+  readonly names?: readonly string[];
 }
 
 export interface InstallParams extends ReleaseParams {

@@ -48,6 +48,7 @@ function context(fail: { install?: Error; upgrade?: Error; uninstall?: Error; ro
   const ctx: ActionContext = {
     release: 'web',
     namespace: 'apps',
+    names: [],
     chart: '/charts/nginx',
     values: {},
     labels: {},

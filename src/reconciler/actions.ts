@@ -6,6 +6,7 @@ import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient, Release } from '../helm/cli.js';
 import { type HistorySummary, isPending, summarize } from '../helm/history.js';
+import { splitManifest } from '../helm/manifest.js';
 import type { AppliedRelease } from '../helm/types.js';
 import type { ReleaseOptions } from './annotations.js';
 import { failureMessage } from './classify.js';
@@ -16,6 +17,8 @@ export interface ActionContext {
   readonly release: string;
   readonly namespace: string;
   readonly chart: string;
+  /** Names never redacted from helm's words (the chart's; the release and namespace are always kept). */
+  readonly names: readonly string[];
   readonly values: Readonly<Record<string, unknown>>;
   readonly labels: Readonly<Record<string, string>>;
   /** The post-renderer's per-call arguments (which CR owns the objects). @default none */
@@ -37,8 +40,18 @@ function renderParams(ctx: ActionContext) {
     chart: ctx.chart,
     values: ctx.values,
     labels: ctx.labels,
+    names: ctx.names,
     ...(ctx.postRenderArgs ? { postRenderArgs: ctx.postRenderArgs } : {}),
   };
+}
+
+/** The names of the objects of a release's manifest, which redaction must not hide ([] when it cannot be read). */
+function objectNames(manifest: string): string[] {
+  try {
+    return [...new Set(splitManifest(manifest).map((o) => o.metadata.name))];
+  } catch {
+    return [];
+  }
 }
 
 async function summary(ctx: ActionContext): Promise<HistorySummary> {
@@ -134,6 +147,7 @@ export async function upgrade(ctx: ActionContext, deployed: Release): Promise<Re
   try {
     const result = await ctx.helm.upgrade({
       ...renderParams(ctx),
+      names: [...ctx.names, ...objectNames(deployed.manifest)],
       force: ctx.options.upgradeForce,
       disableHooks: ctx.options.upgradeDisableHooks,
       signal,

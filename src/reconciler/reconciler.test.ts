@@ -366,7 +366,7 @@ describe('HelmReconciler failure handling', () => {
       );
     });
 
-    it('still sorts a chart that does not render as Irreconcilable', async () => {
+    it('reports a first install whose chart does not render as ReleaseFailed/InstallError, as operator-sdk', async () => {
       const w = world();
       w.failNext(
         'install',
@@ -375,14 +375,14 @@ describe('HelmReconciler failure handling', () => {
       );
       w.failNext('uninstall', new Error('connection refused'));
       await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
-      expect(condition(w.cr, 'Irreconcilable')).toMatchObject({ status: 'True', reason: 'ReconcileError' });
-      expect(condition(w.cr, 'Irreconcilable')?.message).toContain('the uninstall failed too: connection refused');
-      expect(condition(w.cr, 'ReleaseFailed')).toBeUndefined();
+      expect(condition(w.cr, 'ReleaseFailed')).toMatchObject({ status: 'True', reason: 'InstallError' });
+      expect(condition(w.cr, 'ReleaseFailed')?.message).toContain('the uninstall failed too: connection refused');
+      expect(condition(w.cr, 'Irreconcilable')).toBeUndefined();
     });
   });
 
   describe('when the chart does not render with these values', () => {
-    it('sets Irreconcilable/ReconcileError and has nothing to undo', async () => {
+    it('on a first install, sets ReleaseFailed/InstallError (as operator-sdk) and has nothing to undo', async () => {
       const w = world();
       w.failNext(
         'install',
@@ -390,8 +390,24 @@ describe('HelmReconciler failure handling', () => {
       );
       await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
       expect(w.helmCalls.map((c) => c.split(' ')[0])).toEqual(['install']);
+      expect(condition(w.cr, 'ReleaseFailed')).toMatchObject({ status: 'True', reason: 'InstallError' });
+      expect(condition(w.cr, 'Irreconcilable')).toBeUndefined();
+    });
+
+    it('once a release is deployed, sets Irreconcilable/ReconcileError (as operator-sdk) and keeps Deployed', async () => {
+      const w = world();
+      await w.reconcile();
+      const cr = w.cr;
+      if (!cr) throw new Error('CR vanished');
+      w.cr = { ...cr, metadata: { ...cr.metadata, generation: 2 }, spec: { replicaCount: 5 } };
+      w.failNext(
+        'upgrade',
+        helmError('upgrade', 'Error: UPGRADE FAILED: execution error at (nginx/templates/x.yaml:1:4): bad'),
+      );
+      await expect(w.reconcile()).rejects.toBeInstanceOf(RetryLaterError);
       expect(condition(w.cr, 'Irreconcilable')).toMatchObject({ status: 'True', reason: 'ReconcileError' });
       expect(condition(w.cr, 'ReleaseFailed')).toBeUndefined();
+      expect(condition(w.cr, 'Deployed')).toMatchObject({ status: 'True', reason: 'InstallSuccessful' });
     });
   });
 

@@ -209,6 +209,7 @@ export class HelmReconciler {
       release: a.cr.metadata.name,
       namespace: a.namespace,
       chart: this.#o.watch.chart,
+      names: [this.#o.chartName],
       values: a.chart.values,
       labels: { [FINGERPRINT_LABEL]: a.fingerprint },
       ...(this.#o.postRenderArgs ? { postRenderArgs: this.#o.postRenderArgs(a.cr) } : {}),
@@ -267,7 +268,7 @@ export class HelmReconciler {
   }
 
   /**
-   * Records a failed helm step in the status (Irreconcilable for a chart that does not render with these values,
+   * Records a failed helm step in the status (Irreconcilable for a chart that no longer renders with these values,
    * else ReleaseFailed) and returns the error to throw: retry after the release backoff; as is when aborted.
    */
   #failed(
@@ -277,7 +278,10 @@ export class HelmReconciler {
     if (a.signal.aborted) return step.err;
     const message = failureMessage(step.err);
     const now = this.#o.clock.now();
-    const failed = isRenderError(actionFailure(step.err))
+    // As operator-sdk: a chart that does not render is Irreconcilable once a release is deployed (its dry-run
+    // upgrade fails), and the install's own failure, ReleaseFailed/InstallError, before.
+    const irreconcilable = step.action !== 'install' && isRenderError(actionFailure(step.err));
+    const failed = irreconcilable
       ? failedStatus(a.base, 'Irreconcilable', 'ReconcileError', message, now)
       : failedStatus(a.base, 'ReleaseFailed', failureReason(step.action), message, now);
     a.updater.setStatus(failed);

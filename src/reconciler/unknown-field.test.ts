@@ -21,6 +21,7 @@ function context(helm: FakeHelm) {
   const ctx: ActionContext = {
     release: 'web',
     namespace: 'apps',
+    names: [],
     chart: '/charts/nginx',
     values: { password: 'hunter2-very-secret' },
     labels: {},

@@ -43,6 +43,7 @@ export interface CallMatch {
   readonly name?: string;
   readonly key?: string;
   readonly dryRun?: boolean;
+  readonly patchType?: PatchType;
 }
 
 /** Answers matching calls instead of the store (client-go's reactors); return `undefined` to fall through. */
@@ -56,6 +57,7 @@ export function matches(m: CallMatch, c: KubeCall): boolean {
     (m.namespace === undefined || m.namespace === c.namespace) &&
     (m.name === undefined || m.name === c.name) &&
     (m.key === undefined || m.key === c.key) &&
-    (m.dryRun === undefined || m.dryRun === c.dryRun)
+    (m.dryRun === undefined || m.dryRun === c.dryRun) &&
+    (m.patchType === undefined || m.patchType === c.patchType)
   );
 }

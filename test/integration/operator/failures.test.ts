@@ -1,7 +1,7 @@
 // Failure handling against the real control plane and helm, with a chart whose failures are switched on by values:
 // a failed install is uninstalled and retried once the spec is fixed; a failed upgrade is rolled back and reported
-// as UpgradeError; a template `fail` is Irreconcilable without harming other CRs; retries of a broken spec back off;
-// a name over Helm's 53 characters gets a clear condition.
+// as UpgradeError; retries of a broken spec back off; a name over Helm's 53 characters gets a clear condition.
+// A chart that does not render is render-failure.test.ts.
 import { describe, expect, it, vi } from 'vitest';
 import { releaseRevisions } from '../../support/operator.js';
 import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
@@ -61,23 +61,6 @@ describe('failure handling', () => {
         .poll(async () => (await f.crs.condition('bad-upgrade', 'ReleaseFailed'))?.status, poll)
         .toBeUndefined();
       expect((await f.crs.condition('bad-upgrade', 'Deployed'))?.reason).toBe('UpgradeSuccessful');
-    });
-  });
-
-  describe('when the chart template calls fail', () => {
-    it('sets Irreconcilable with the error, while other CRs still reconcile', async () => {
-      await create('render-error', { fail: 'the chart refuses these values' });
-      await create('healthy', { data: 'ok' });
-      await expect
-        .poll(async () => (await f.crs.condition('render-error', 'Irreconcilable'))?.reason, poll)
-        .toBe('ReconcileError');
-      const message = (await f.crs.condition('render-error', 'Irreconcilable'))?.message;
-      expect(message).toContain('execution error at (failing/templates/configmap.yaml');
-      // The text passed to `fail` comes from the values, so it is redacted like any value.
-      expect(message).not.toContain('the chart refuses these values');
-      expect(await f.crs.condition('render-error', 'ReleaseFailed')).toBeUndefined();
-      await expect.poll(async () => (await f.crs.condition('healthy', 'Deployed'))?.status, poll).toBe('True');
-      expect(await releaseRevisions(f.kube, f.ns, 'render-error')).toEqual([]);
     });
   });
 
