@@ -197,6 +197,17 @@ describe('the post-renderer and --force-conflicts on install and upgrade', () =>
     expect(args).toContain('--force');
     expect(args).not.toContain('--force-conflicts');
   });
+
+  it('applies client-side with --server-side=false and without --force-conflicts, which helm 4 refuses then', () => {
+    for (const args of [
+      installArgs({ ...install, forceConflicts: true, clientSideApply: true }),
+      upgradeArgs({ ...upgrade, forceConflicts: true, clientSideApply: true }),
+    ]) {
+      expect(args).toContain('--server-side=false');
+      expect(args).not.toContain('--force-conflicts');
+    }
+    expect(installArgs(install)).not.toContain('--server-side=false');
+  });
 });
 
 describe("the scaffolder's commands", () => {

@@ -27,6 +27,8 @@ export interface InstallArgs extends TimedArgs {
   readonly forceConflicts?: boolean;
   /** `--disable-openapi-validation`: skip helm's client-side OpenAPI check (the API server validates anyway). */
   readonly disableOpenApiValidation?: boolean;
+  /** helm 4: `--server-side=false`, client-side apply as helm 3 does. */
+  readonly clientSideApply?: boolean;
 }
 
 /** `--post-renderer`: an executable path (helm 3) or a postrenderer/v1 plugin name (helm 4), and its arguments. */
@@ -50,6 +52,8 @@ export interface UpgradeArgs extends TimedArgs {
   readonly forceConflicts?: boolean;
   /** `--disable-openapi-validation`: skip helm's client-side OpenAPI check (the API server validates anyway). */
   readonly disableOpenApiValidation?: boolean;
+  /** helm 4: `--server-side=false`, client-side apply as helm 3 does. */
+  readonly clientSideApply?: boolean;
 }
 
 export interface UninstallArgs extends TimedArgs {
@@ -65,6 +69,8 @@ export interface RollbackArgs extends TimedArgs {
   /** helm 4 server-side apply: take the fields back from other managers (`--force-conflicts`). */
   readonly forceConflicts?: boolean;
   readonly disableHooks?: boolean;
+  /** helm 4: `--server-side=false`, client-side apply as helm 3 does. */
+  readonly clientSideApply?: boolean;
 }
 
 const flag = (on: boolean | undefined, name: string): string[] => (on === true ? [name] : []);
@@ -120,7 +126,7 @@ export function installArgs(p: InstallArgs): string[] {
     ...flag(p.disableOpenApiValidation, '--disable-openapi-validation'),
     ...labelArgs(p.labels),
     ...postRenderArgs(p.postRender),
-    ...flag(p.forceConflicts, '--force-conflicts'),
+    ...serverSideArgs(p),
     ...(p.extraArgs ?? []),
   ];
 }
@@ -149,11 +155,17 @@ export function upgradeArgs(p: UpgradeArgs): string[] {
     ...labelArgs(p.labels),
     ...postRenderArgs(p.postRender),
     // --force and --force-conflicts are mutually exclusive in helm 4; --force replaces objects anyway.
-    ...flag(p.forceConflicts && !p.force, '--force-conflicts'),
+    ...serverSideArgs({ ...p, forceConflicts: p.forceConflicts === true && !p.force }),
     // Bare `--dry-run` means "client" on every supported helm (a bool before 3.13, a string defaulting to client since);
     // `--dry-run=client` would be rejected by 3.8–3.12.
     ...(p.dryRun === 'client' ? ['--dry-run'] : p.dryRun === 'server' ? ['--dry-run=server'] : []),
   ];
+}
+
+/** helm 4: `--server-side=false` (client-side apply), or `--force-conflicts`, which needs server-side apply. */
+function serverSideArgs(p: { readonly clientSideApply?: boolean; readonly forceConflicts?: boolean }): string[] {
+  if (p.clientSideApply === true) return ['--server-side=false'];
+  return flag(p.forceConflicts, '--force-conflicts');
 }
 
 function postRenderArgs(p: PostRenderArgs | undefined): string[] {
@@ -184,7 +196,7 @@ export function rollbackArgs(p: RollbackArgs): string[] {
     ...flag(p.force, '--force'),
     ...flag(p.disableHooks, '--no-hooks'),
     // --force (replace) and --force-conflicts are mutually exclusive in helm 4.
-    ...flag(p.forceConflicts && !p.force, '--force-conflicts'),
+    ...serverSideArgs({ ...p, forceConflicts: p.forceConflicts === true && !p.force }),
   ];
 }
 

@@ -228,7 +228,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
           valuesFile,
           historyMax,
           ...flags.apply('upgrade', p),
-          ...flags.force('upgrade', p.force),
+          ...flags.force('upgrade', p.force, p.clientSideApply),
           ...validation,
         });
         const secrets = secretsOf(p.values, p.secrets, namesOf(p));
@@ -239,7 +239,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
       await run('uninstall', uninstallArgs(p), ctxOf(p, secretsOf({}, p.secrets, namesOf(p))));
     },
     async rollback(p) {
-      const args = rollbackArgs({ ...p, historyMax, ...flags.force('rollback', p.force) });
+      const args = rollbackArgs({ ...p, historyMax, ...flags.force('rollback', p.force, p.clientSideApply) });
       await run('rollback', args, ctxOf(p, secretsOf({}, p.secrets, namesOf(p))));
     },
     async template(p) {

@@ -141,7 +141,7 @@ function toRelease(json: unknown, secret: string | undefined): Release {
     throw new ReleaseDecodeError(`release JSON ${what}`, { secret });
   };
   if (!isRecord(json)) return fail('is not an object');
-  const { name, namespace, version, info, chart, config, manifest } = json;
+  const { name, namespace, version, info, chart, config, manifest, apply_method: applyMethod } = json;
   if (typeof name !== 'string' || name === '') return fail('has no "name"');
   if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {
     return fail('has a non-string "namespace"');
@@ -174,6 +174,7 @@ function toRelease(json: unknown, secret: string | undefined): Release {
     chart: { name: meta.name, version: meta.version, ...optionalString('appVersion', meta.appVersion) },
     config: isRecord(config) ? config : {},
     manifest: typeof manifest === 'string' ? manifest : '',
+    ...optionalString('applyMethod', applyMethod),
   };
 }
 

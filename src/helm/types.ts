@@ -45,6 +45,8 @@ export interface Release {
   readonly config?: Record<string, unknown>;
   /** The rendered manifest, `''` when empty. */
   readonly manifest: string;
+  /** How helm 4 applied it: `ssa` (server-side apply) or `csa` (client-side, as helm 3); absent from helm 3. */
+  readonly applyMethod?: string;
 }
 
 /** A field the API server warned it does not know (and dropped), and the release objects that hold it. */
@@ -111,6 +113,8 @@ export interface InstallParams extends ReleaseParams {
   readonly extraArgs?: readonly string[];
   /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
   readonly postRenderArgs?: readonly string[];
+  /** helm 4: apply as helm 3 does (`--server-side=false`, no `--force-conflicts`); ignored by helm 3. */
+  readonly clientSideApply?: boolean;
 }
 
 export interface UpgradeParams extends ReleaseParams {
@@ -122,6 +126,8 @@ export interface UpgradeParams extends ReleaseParams {
   readonly dryRun?: false | 'client' | 'server';
   /** Appended to the client's post-renderer arguments (ignored without a post-renderer). */
   readonly postRenderArgs?: readonly string[];
+  /** helm 4: apply as helm 3 does (`--server-side=false`, no `--force-conflicts`); ignored by helm 3. */
+  readonly clientSideApply?: boolean;
 }
 
 export interface UninstallParams extends ReleaseParams {
@@ -132,6 +138,8 @@ export interface RollbackParams extends ReleaseParams {
   /** @default the previous revision */
   readonly revision?: number;
   readonly force?: boolean;
+  /** helm 4: apply as helm 3 does (`--server-side=false`, no `--force-conflicts`); ignored by helm 3. */
+  readonly clientSideApply?: boolean;
 }
 
 /** What the reconciler (and `cleanup`) asks of helm. Install and upgrade return the new revision without `config`. */

@@ -118,3 +118,49 @@ describe('remediation of a failed helm action', () => {
     });
   });
 });
+
+describe("helm 4's server-side apply refusing an object that helm 3 applies", () => {
+  const refusal = (command: string) =>
+    helmError(
+      command,
+      'Error: INSTALLATION FAILED: server-side apply failed for object apps/web-db apps/v1, Kind=Deployment: failed to create typed patch object (apps/web-db; apps/v1, Kind=Deployment): .spec.template.spec.containers[name="db"].env: duplicate entries for key [name="PGUSER"]',
+    );
+
+  /** The context's helm, where install and upgrade refuse server-side apply and succeed client-side. */
+  function clientSideOnly() {
+    const t = context({});
+    const sides: string[] = [];
+    const history: Release[] = [rev(1, 'deployed')];
+    const applied = (command: 'install' | 'upgrade') => async (p: { clientSideApply?: boolean }) => {
+      t.calls.push(command);
+      sides.push(p.clientSideApply ? 'client' : 'server');
+      if (!p.clientSideApply) throw refusal(command);
+      return { ...rev(2, 'deployed'), applyMethod: 'csa' };
+    };
+    Object.assign(t.ctx.helm, { install: applied('install'), upgrade: applied('upgrade') });
+    Object.assign(t.ctx.releases, { history: async () => history.map((release) => ({ release, labels: {} })) });
+    return { ...t, sides };
+  }
+
+  it('installs again with client-side apply, after removing what the refused install recorded', async () => {
+    const t = clientSideOnly();
+    await expect(install(t.ctx, { pending: false })).resolves.toMatchObject({ applyMethod: 'csa' });
+    expect(t.calls).toEqual(['install', 'uninstall', 'install']);
+    expect(t.sides).toEqual(['server', 'client']);
+    expect(t.notes).toEqual(['Warning:ServerSideApplyRefused', 'Normal:InstallSucceeded']);
+  });
+
+  it('upgrades again with client-side apply instead of rolling back', async () => {
+    const t = clientSideOnly();
+    await expect(upgrade(t.ctx, rev(1, 'deployed'))).resolves.toMatchObject({ version: 2 });
+    expect(t.calls).toEqual(['upgrade', 'upgrade']);
+    expect(t.sides).toEqual(['server', 'client']);
+    expect(t.notes).toEqual(['Warning:ServerSideApplyRefused', 'Normal:UpgradeSucceeded']);
+  });
+
+  it('upgrades a release helm 4 applied client-side with client-side apply from the start', async () => {
+    const t = clientSideOnly();
+    await upgrade(t.ctx, { ...rev(1, 'deployed'), applyMethod: 'csa' });
+    expect(t.sides).toEqual(['client']);
+  });
+});

@@ -9,7 +9,7 @@ import { type HistorySummary, isPending, summarize } from '../helm/history.js';
 import { splitManifest } from '../helm/manifest.js';
 import type { AppliedRelease } from '../helm/types.js';
 import type { ReleaseOptions } from './annotations.js';
-import { failureMessage } from './classify.js';
+import { failureMessage, refusedByServerSideApply } from './classify.js';
 import { RemediationFailedError } from './remediation-error.js';
 import type { ReleaseReader } from './types.js';
 
@@ -33,6 +33,9 @@ export interface ActionContext {
 }
 
 /** What install and upgrade both hand helm: the release, the chart, its values, the record labels, the post-renderer. */
+/** helm 4's record of a release it applied client-side (`apply_method`), as helm 3 applies every release. */
+const CLIENT_SIDE = 'csa';
+
 function renderParams(ctx: ActionContext) {
   return {
     release: ctx.release,
@@ -92,20 +95,39 @@ export async function install(ctx: ActionContext, state: HistorySummary): Promis
     ctx.log.info({ release, status: state.latest.info.status }, 'Removing release without a deployed revision');
     await ctx.helm.uninstall({ release, namespace, signal });
   }
-  try {
-    const result = await ctx.helm.install({
-      ...renderParams(ctx),
-      disableHooks: ctx.options.installDisableHooks,
-      signal,
-    });
-    ctx.note('Normal', 'InstallSucceeded', `Installed release ${release} revision ${result.version}`);
-    noteUnknownFields(ctx, result);
-    return result;
-  } catch (err) {
-    ctx.note('Warning', 'InstallFailed', `Install of release ${release} failed: ${failureMessage(err)}`);
-    const undo = signal.aborted ? undefined : await uninstallFailedInstall(ctx);
-    throw undo ? new RemediationFailedError(err, 'uninstall', undo.error) : err;
+  let clientSideApply = false;
+  for (;;) {
+    try {
+      const result = await ctx.helm.install({
+        ...renderParams(ctx),
+        disableHooks: ctx.options.installDisableHooks,
+        clientSideApply,
+        signal,
+      });
+      ctx.note('Normal', 'InstallSucceeded', `Installed release ${release} revision ${result.version}`);
+      noteUnknownFields(ctx, result);
+      return result;
+    } catch (err) {
+      const undo = signal.aborted ? undefined : await uninstallFailedInstall(ctx);
+      if (!undo && !clientSideApply && refusedByServerSideApply(err)) {
+        clientSideApply = true;
+        noteClientSide(ctx, 'install', err);
+        continue;
+      }
+      ctx.note('Warning', 'InstallFailed', `Install of release ${release} failed: ${failureMessage(err)}`);
+      throw undo ? new RemediationFailedError(err, 'uninstall', undo.error) : err;
+    }
   }
+}
+
+/**
+ * helm 4's server-side apply refused an object that helm 3 and operator-sdk apply (a keyed list that repeats a key):
+ * the action runs again with client-side apply, which helm 4 then keeps for the release ("auto").
+ */
+function noteClientSide(ctx: ActionContext, action: 'install' | 'upgrade', err: unknown): void {
+  const message = `helm's server-side apply refused an object of release ${ctx.release} (${failureMessage(err)}); running the ${action} again with client-side apply, as helm 3 does`;
+  ctx.note('Warning', 'ServerSideApplyRefused', message);
+  ctx.log.info({ release: ctx.release, action }, 'Retrying with client-side apply');
 }
 
 /**
@@ -144,21 +166,31 @@ async function uninstallFailedInstall(ctx: ActionContext): Promise<RemediationRe
 
 export async function upgrade(ctx: ActionContext, deployed: Release): Promise<Release> {
   const { release, signal } = ctx;
-  try {
-    const result = await ctx.helm.upgrade({
-      ...renderParams(ctx),
-      names: [...ctx.names, ...objectNames(deployed.manifest)],
-      force: ctx.options.upgradeForce,
-      disableHooks: ctx.options.upgradeDisableHooks,
-      signal,
-    });
-    ctx.note('Normal', 'UpgradeSucceeded', `Upgraded release ${release} to revision ${result.version}`);
-    noteUnknownFields(ctx, result);
-    return result;
-  } catch (err) {
-    ctx.note('Warning', 'UpgradeFailed', `Upgrade of release ${release} failed: ${failureMessage(err)}`);
-    const undo = signal.aborted ? undefined : await rollbackFailedUpgrade(ctx, deployed);
-    throw undo ? new RemediationFailedError(err, 'rollback', undo.error) : err;
+  let clientSideApply = deployed.applyMethod === CLIENT_SIDE;
+  for (;;) {
+    try {
+      const result = await ctx.helm.upgrade({
+        ...renderParams(ctx),
+        names: [...ctx.names, ...objectNames(deployed.manifest)],
+        force: ctx.options.upgradeForce,
+        disableHooks: ctx.options.upgradeDisableHooks,
+        clientSideApply,
+        signal,
+      });
+      ctx.note('Normal', 'UpgradeSucceeded', `Upgraded release ${release} to revision ${result.version}`);
+      noteUnknownFields(ctx, result);
+      return result;
+    } catch (err) {
+      if (!signal.aborted && !clientSideApply && refusedByServerSideApply(err)) {
+        // Over the failed revision, as `helm upgrade` allows; a rollback follows only if this fails too.
+        clientSideApply = true;
+        noteClientSide(ctx, 'upgrade', err);
+        continue;
+      }
+      ctx.note('Warning', 'UpgradeFailed', `Upgrade of release ${release} failed: ${failureMessage(err)}`);
+      const undo = signal.aborted ? undefined : await rollbackFailedUpgrade(ctx, deployed);
+      throw undo ? new RemediationFailedError(err, 'rollback', undo.error) : err;
+    }
   }
 }
 
@@ -169,7 +201,15 @@ async function rollbackFailedUpgrade(ctx: ActionContext, deployed: Release): Pro
     // Nothing to undo when helm recorded no new revision (a render error) or the deployed one is still the latest.
     if (!after.latest || after.latest.version <= deployed.version) return undefined;
     const revision = deployed.version;
-    await ctx.helm.rollback({ release, namespace, revision, force: ctx.options.rollbackForce, signal });
+    const clientSideApply = deployed.applyMethod === CLIENT_SIDE;
+    await ctx.helm.rollback({
+      release,
+      namespace,
+      revision,
+      force: ctx.options.rollbackForce,
+      clientSideApply,
+      signal,
+    });
     ctx.note('Normal', 'RolledBack', `Rolled back release ${release} to revision ${revision} after the failed upgrade`);
     ctx.log.info({ release, revision }, 'Rolled back release');
     return undefined;

@@ -1,6 +1,7 @@
 // Sorts helm failures: errors rendering the chart with the given values (template/values/schema problems) make a
-// CR Irreconcilable, since retrying the same inputs cannot help; everything else is a ReleaseFailed. Also the
-// backoff for failed releases. Pure; called by the reconciler.
+// CR Irreconcilable, since retrying the same inputs cannot help; everything else is a ReleaseFailed; helm 4's
+// server-side apply refusing an object is retried client-side. Also the backoff for failed releases. Pure; called
+// by the reconciler.
 import { backoffDelay } from '../core/backoff.js';
 import { HelmCommandError } from '../helm/errors.js';
 
@@ -13,6 +14,17 @@ const RENDER_ERRORS = [
   /values don't meet the specifications of the schema/,
   /unable to build kubernetes objects from (new )?release manifest/,
 ];
+
+/** helm 4's server-side apply refusing an object it cannot type (a keyed list that repeats a key, say). */
+const SSA_REFUSAL = /server-side apply failed for object[^\n]*failed to create typed patch object/;
+
+/**
+ * Whether helm 4's server-side apply refused an object that client-side apply (helm 3's, operator-sdk's) accepts:
+ * a container env list that repeats a name, for one.
+ */
+export function refusedByServerSideApply(err: unknown): boolean {
+  return err instanceof HelmCommandError && SSA_REFUSAL.test(err.stderr);
+}
 
 export function isRenderError(err: unknown): boolean {
   return err instanceof HelmCommandError && RENDER_ERRORS.some((re) => re.test(err.stderr));
