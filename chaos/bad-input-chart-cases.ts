@@ -41,9 +41,9 @@ export function chartCases(): BadCase[] {
     chartCase({
       name: 'chart: a template that does not parse',
       kind: 'BadTemplate',
-      bar: 'Irreconcilable/ReconcileError, helm\'s "parse error at (file:line)"',
+      bar: 'ReleaseFailed/InstallError (a first install, as operator-sdk), helm\'s "parse error at (file:line)"',
       short: true,
-      type: 'Irreconcilable',
+      type: 'ReleaseFailed',
       match: /parse error at \(bad-chart-template\/templates\/configmap\.yaml:\d+\)/,
     }),
     chartCase({
@@ -56,8 +56,8 @@ export function chartCases(): BadCase[] {
     chartCase({
       name: 'chart: a `required` value absent',
       kind: 'BadRequired',
-      bar: "Irreconcilable/ReconcileError, the chart's required message",
-      type: 'Irreconcilable',
+      bar: "ReleaseFailed/InstallError (a first install, as operator-sdk), the chart's required message",
+      type: 'ReleaseFailed',
       match: /bad-chart-required needs the value host/,
     }),
     chartCase({

@@ -52,11 +52,11 @@ export function crCases(): BadCase[] {
     }),
     conditionCase({
       name: 'values that break the template (image: a string)',
-      bar: 'Irreconcilable/ReconcileError, helm\'s "can\'t evaluate field"',
+      bar: 'ReleaseFailed/InstallError (a first install, as operator-sdk), helm\'s "can\'t evaluate field"',
       short: true,
       cr: 'breaks-template',
       spec: { image: 'nginx:1.27' },
-      expect: irreconcilable(/can't evaluate field repository/),
+      expect: installFailed(/can't evaluate field repository/),
     }),
     conditionCase({
       name: 'value of the wrong type (replicaCount: "many")',

@@ -1,6 +1,7 @@
 // Bad-input case "RBAC for Secrets removed while the operator runs": an operator of its own, as a ServiceAccount
 // bound to a Role in its own namespace (WATCH_NAMESPACE), loses the Secrets rule; a new CR and a spec change must
-// end with a clear Forbidden. Used by chaos/scenarios/bad-input.ts; stops the operator it started, always.
+// end with a condition that names the forbidden verb on secrets. Used by chaos/scenarios/bad-input.ts; stops the
+// operator it started, always.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BadCase, expectWithin, Missed, showCondition } from './bad-input-case.ts';
@@ -25,7 +26,7 @@ export function rbacCase(): BadCase {
   let op: OperatorHandle | undefined;
   return {
     name: 'RBAC for Secrets removed while it runs',
-    bar: 'new CR and spec change: Forbidden in status; operator keeps running',
+    bar: 'new CR and spec change: the forbidden verb on secrets in status; operator keeps running',
     async run(e) {
       const { k, ctx } = e;
       await k.core.createNamespace({ body: { metadata: { name: NS } } });
@@ -69,15 +70,18 @@ export function rbacCase(): BadCase {
       const forbidden = async (name: string) => {
         const c = (await crs.get(name))?.status?.conditions ?? [];
         const bad = c.find((x) => (x.type === 'ReleaseFailed' || x.type === 'Irreconcilable') && x.status === 'True');
-        const ok = /secrets is forbidden/.test(bad?.message ?? '');
-        return { ok, seen: ok ? `${bad?.type}/${bad?.reason}` : showCondition(bad) };
+        // The API server's own words name the verb and the resource: `cannot get resource "secrets"` for the GET of
+        // one release record, `cannot list resource "secrets"` for helm's LIST.
+        const verb = /cannot (\w+) resource "secrets"/.exec(bad?.message ?? '')?.[1];
+        const ok = verb !== undefined;
+        return { ok, seen: ok ? `${bad?.type}/${bad?.reason} (${verb} secrets)` : showCondition(bad) };
       };
       const seen = await expectWithin(e, 90_000, async () => {
         const [a, b] = await Promise.all([forbidden('after'), forbidden('before')]);
         return { ok: a.ok && b.ok, seen: `new CR ${a.seen}, changed CR ${b.seen}` };
       });
       if (!life.alive()) throw new Missed(`${seen}, but the operator exited (${life.code()})`);
-      return `${seen}, both "secrets is forbidden"; operator running`;
+      return `${seen}, both naming the forbidden verb on secrets; operator running`;
     },
     async cleanup() {
       await op?.stop(30_000);

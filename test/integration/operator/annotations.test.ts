@@ -71,10 +71,14 @@ describe('annotations', () => {
   });
 
   it('an Irreconcilable CR is Deployed, and the condition gone, once its spec renders', async () => {
-    await create('recovers', { fail: 'not yet' }, {});
+    // Irreconcilable needs a deployed release (a first install that does not render is ReleaseFailed, as operator-sdk).
+    await create('recovers', { data: 'first' }, {});
+    await expect.poll(() => deployed('recovers'), poll).toBe('True');
+    await f.crs.setSpec('recovers', { fail: 'not yet' });
     await expect.poll(async () => (await f.crs.condition('recovers', 'Irreconcilable'))?.status, poll).toBe('True');
     await f.crs.setSpec('recovers', { data: 'fine' });
-    await expect.poll(() => deployed('recovers'), poll).toBe('True');
+    await expect.poll(async () => (await f.crs.condition('recovers', 'Irreconcilable'))?.status, poll).toBeUndefined();
+    expect(await deployed('recovers')).toBe('True');
     const cr = await f.crs.get('recovers');
     // operator-sdk's two, and our Ready (written with Deployed); Irreconcilable is gone.
     expect(cr.status?.conditions?.map((c) => c.type)).toEqual(['Initialized', 'Deployed', 'Ready']);
