@@ -82,6 +82,30 @@ describe('DriftRepairer.repair, confirming a suspected drift with a server-side 
       expect(f.patches).toEqual([]);
     });
 
+    it('learns a field the server drops (unknown to it) as absent: later versions raise no question', async () => {
+      const manifest = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  notAField: dropped by the server
+`;
+      const dropUnknown = (obj: KubeObject): KubeObject => {
+        delete (obj.spec as Record<string, unknown> | undefined)?.notAField;
+        return obj;
+      };
+      const f = fakeKube([liveWeb()], {}, { mutate: dropUnknown });
+      const repairer = new DriftRepairer({ kube: f.kube });
+      const repair = () => repairer.repair(manifest, NS, signal(), silentLogger);
+      await repair();
+      f.kube.put(liveWeb({ resourceVersion: '8' }));
+      await repair();
+      expect(f.dryRuns).toHaveLength(1);
+      expect(f.patches).toEqual([]);
+    });
+
     it('still repairs a real change to a learned field: the image changed by hand is put back', async () => {
       const { f, repair } = setup([liveWeb()]);
       await repair();

@@ -144,7 +144,12 @@ export class DriftConfirmer {
     const places = suspected.filter((d) => !(secret && (d.trail[0] === 'data' || d.trail[0] === 'stringData')));
     if (places.length === 0) return;
     const form = structuredClone(this.storedForm(desired));
-    for (const { trail } of places) setAt(form, trail, valueAt(form, stored, trail) ?? null);
+    for (const { trail } of places) {
+      const value = valueAt(form, stored, trail);
+      // A list element the server does not keep stays as rendered: a null element would unkey the list.
+      if (value === undefined && typeof trail[trail.length - 1] === 'number') continue;
+      setAt(form, trail, value ?? null);
+    }
     this.#stored.set(desired, form);
   }
 
