@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ANNOTATIONS } from './annotation-catalogue.js';
 import {
-  boolAnnotation,
   HELM_TIMEOUT,
   helmTimeout,
+  parsedAnnotation,
   parseGoBool,
   RECONCILE_PERIOD,
   reconcilePeriod,
@@ -16,14 +17,15 @@ describe('parseGoBool', () => {
   it.each(['yes', 'on', 'tRuE', ' true'])('rejects %j', (s) => expect(parseGoBool(s)).toBeUndefined());
 });
 
-describe('boolAnnotation', () => {
+describe('a boolean annotation', () => {
+  const force = ANNOTATIONS.upgradeForce;
   it('uses the fallback when absent or empty', () => {
-    expect(boolAnnotation(undefined, UPGRADE_FORCE, false)).toEqual({ value: false });
-    expect(boolAnnotation({ [UPGRADE_FORCE]: '' }, UPGRADE_FORCE, true)).toEqual({ value: true });
+    expect(parsedAnnotation(undefined, force, false)).toEqual({ value: false });
+    expect(parsedAnnotation({ [UPGRADE_FORCE]: '' }, force, true)).toEqual({ value: true });
   });
   describe('when the value is not a Go boolean', () => {
     it('falls back and warns, naming the annotation and the value', () => {
-      const r = boolAnnotation({ [UPGRADE_FORCE]: 'yes' }, UPGRADE_FORCE, false);
+      const r = parsedAnnotation({ [UPGRADE_FORCE]: 'yes' }, force, false);
       expect(r.value).toBe(false);
       expect(r.warning).toContain('helm.sdk.operatorframework.io/upgrade-force="yes"');
     });

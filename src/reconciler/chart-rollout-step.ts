@@ -1,7 +1,9 @@
 // The reconciler's side of the chart rollout (chart-rollout.ts): whether an upgrade is chart-driven (the deployed
 // release's stored values equal the new ones), running it through the gate, and the ChartRollout condition, events
 // and requeue of a held CR. Called by HelmReconciler only; pure but for the gate and the updater it is handed.
+
 import type { Logger } from '../core/logger.js';
+import { conditions } from '../status/condition-catalogue.js';
 import { findCondition, removeCondition, setCondition } from '../status/conditions.js';
 import type { ChartRolloutGate, RolloutHold } from './chart-rollout.js';
 import { canonicalJson } from './fingerprint.js';
@@ -82,7 +84,7 @@ export function withRolloutHold(
   const without = removeCondition(s.conditions, CHART_ROLLOUT);
   if (!hold) return without.length === s.conditions.length ? s : { ...s, conditions: without };
   const prev = findCondition(shown.conditions, CHART_ROLLOUT);
-  const input = { type: CHART_ROLLOUT, status: 'True', reason: hold.reason, message: hold.message } as const;
+  const input = conditions.chartRollout(hold.reason, hold.message);
   return { ...s, conditions: setCondition(prev ? [...without, prev] : without, input, now) };
 }
 

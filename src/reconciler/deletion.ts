@@ -6,6 +6,7 @@ import type { Logger } from '../core/logger.js';
 import { hasOurFinalizer } from '../finalizers/finalizers.js';
 import { HelmCommandError } from '../helm/errors.js';
 import { summarize } from '../helm/history.js';
+import { conditions } from '../status/condition-catalogue.js';
 import type { ReleaseOptions } from './annotations.js';
 import { failureMessage } from './classify.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
@@ -82,7 +83,8 @@ export class ReleaseDeletion {
     } catch (err) {
       if (signal.aborted) throw err;
       const message = failureMessage(err);
-      const failed = failedStatus(updater.shown, 'ReleaseFailed', 'UninstallError', message, this.#o.clock.now());
+      const failure = conditions.releaseFailed('UninstallError', message);
+      const failed = failedStatus(updater.shown, failure, this.#o.clock.now());
       updater.setStatus(failed);
       const note = `Uninstall of release ${release} failed: ${message}`;
       updater.afterApply(() => this.#o.events.event(cr, 'Warning', 'UninstallFailed', note));

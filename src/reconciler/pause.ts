@@ -1,13 +1,16 @@
 // The `helm.sdk.operatorframework.io/paused` annotation: whether a CR is paused, its Paused condition, and the
 // reconcile of a paused CR, which writes that condition (with an event when it pauses) and nothing else: no helm,
 // no drift repair, no requeue. Called by HelmReconciler after the finalizer; deletion never looks at the pause.
+
 import type { Logger } from '../core/logger.js';
+import { conditions } from '../status/condition-catalogue.js';
 import { findCondition, removeCondition, setCondition } from '../status/conditions.js';
-import { ANNOTATION_PREFIX, boolAnnotation, type Parsed } from './annotations.js';
+import { ANNOTATIONS } from './annotation-catalogue.js';
+import { type Parsed, parsedAnnotation } from './annotations.js';
 import type { CustomResource, EventSink, HelmAppStatus, Outcome } from './types.js';
 import type { StatusUpdater } from './updater.js';
 
-export const PAUSED = `${ANNOTATION_PREFIX}paused`;
+export const PAUSED = ANNOTATIONS.paused.name;
 
 /** The Paused condition's message, also the ReconcilePaused event's. */
 export const PAUSED_MESSAGE = `Reconciliation is paused by the annotation ${PAUSED}: no helm and no drift repair until it is removed or "false"`;
@@ -15,7 +18,7 @@ export const RESUMED_MESSAGE = `Reconciliation resumed: the annotation ${PAUSED}
 
 /** Whether the CR asks to be paused (Go's ParseBool; an invalid value warns and means not paused). */
 export function pausedAnnotation(annotations: Readonly<Record<string, string>> | undefined): Parsed<boolean> {
-  return boolAnnotation(annotations, PAUSED, false);
+  return parsedAnnotation(annotations, ANNOTATIONS.paused, false);
 }
 
 /** Whether the status says the CR is paused: what decides the pause and resume events, once each. */
@@ -25,8 +28,7 @@ export function isPaused(s: HelmAppStatus): boolean {
 
 /** The last status as it was, plus Paused=True/PausedByAnnotation (observedGeneration stays: nothing was observed). */
 export function pausedStatus(before: HelmAppStatus, now: number): HelmAppStatus {
-  const paused = { type: 'Paused', status: 'True', reason: 'PausedByAnnotation', message: PAUSED_MESSAGE } as const;
-  return { ...before, conditions: setCondition(before.conditions, paused, now) };
+  return { ...before, conditions: setCondition(before.conditions, conditions.paused(PAUSED_MESSAGE), now) };
 }
 
 /** The status without the Paused condition (the same object when it has none). */

@@ -9,6 +9,7 @@ import { TerminalError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Release } from '../helm/cli.js';
 import { type HistorySummary, isPending, summarize } from '../helm/history.js';
+import { conditions } from '../status/condition-catalogue.js';
 import { type ActionContext, install, recoverPending, upgrade } from './actions.js';
 import { type ReleaseOptions, reconcilePeriod, releaseOptions } from './annotations.js';
 import { ChartDigestMemo } from './chart-digest-memo.js';
@@ -97,7 +98,7 @@ export class HelmReconciler {
     const started = startingStatus(resumedStatus(updater.shown), current.metadata.generation);
     const base = withHandled(started, reconcileHandled(requests)); // handled by this reconcile, whatever its result
     const irreconcilable = (message: string) => {
-      updater.setStatus(failedStatus(base, 'Irreconcilable', 'ReconcileError', message, this.#o.clock.now()));
+      updater.setStatus(failedStatus(base, conditions.irreconcilable(message), this.#o.clock.now()));
       updater.afterApply(() => this.#o.events.event(current, 'Warning', 'ReconcileError', message));
     };
     try {
@@ -282,8 +283,8 @@ export class HelmReconciler {
     // upgrade fails), and the install's own failure, ReleaseFailed/InstallError, before.
     const irreconcilable = step.action !== 'install' && isRenderError(actionFailure(step.err));
     const failed = irreconcilable
-      ? failedStatus(a.base, 'Irreconcilable', 'ReconcileError', message, now)
-      : failedStatus(a.base, 'ReleaseFailed', failureReason(step.action), message, now);
+      ? failedStatus(a.base, conditions.irreconcilable(message), now)
+      : failedStatus(a.base, conditions.releaseFailed(failureReason(step.action), message), now);
     a.updater.setStatus(failed);
     const backoff = this.#o.releaseBackoff ? { backoff: this.#o.releaseBackoff } : {};
     return retryAfterFailure({ key: a.key, message, cause: step.err, failures: failed.failures ?? 1, ...backoff });

@@ -1,6 +1,7 @@
 // reconcile-requested-at and force-upgrade-at: which values are pending, what a reconcile records as handled, and
 // that the handled values survive every status the reconciler writes (and a round trip through readStatus).
 import { describe, expect, it } from 'vitest';
+import { conditions } from '../status/condition-catalogue.js';
 import { PAUSED, pausedStatus } from './pause.js';
 import {
   awaitsManualAction,
@@ -72,7 +73,7 @@ describe('the handled requests in the status', () => {
     const started = startingStatus(handled, 2);
     expect(started).toMatchObject(kept);
     expect(deployedStatus(started, 'InstallSuccessful', '', release, NOW)).toMatchObject(kept);
-    expect(failedStatus(started, 'ReleaseFailed', 'UpgradeError', 'boom', NOW)).toMatchObject(kept);
+    expect(failedStatus(started, conditions.releaseFailed('UpgradeError', 'boom'), NOW)).toMatchObject(kept);
     expect(uninstalledStatus(started, NOW)).toMatchObject(kept);
   });
 });

@@ -1,14 +1,14 @@
 // On-demand requests made with annotations, Flux's requestedAt/forceAt: `reconcile-requested-at` (reconcile now)
 // and `force-upgrade-at` (one helm upgrade even when nothing changed). A value not yet recorded in the status
 // (lastHandledReconcileAt, lastHandledForceAt) is pending. Pure; called by HelmReconciler. Never calls helm.
-import { ANNOTATION_PREFIX } from './annotations.js';
+import { ANNOTATIONS } from './annotation-catalogue.js';
 import type { ReleaseAction } from './decide.js';
 import { isPaused, pausedAnnotation } from './pause.js';
 import { readStatus } from './status.js';
 import type { CustomResource, HelmAppStatus } from './types.js';
 
-export const RECONCILE_REQUESTED_AT = `${ANNOTATION_PREFIX}reconcile-requested-at`;
-export const FORCE_UPGRADE_AT = `${ANNOTATION_PREFIX}force-upgrade-at`;
+export const RECONCILE_REQUESTED_AT = ANNOTATIONS.reconcileRequestedAt.name;
+export const FORCE_UPGRADE_AT = ANNOTATIONS.forceUpgradeAt.name;
 
 /** Annotation values the status has not recorded as handled (an absent or empty annotation requests nothing). */
 export interface PendingRequests {

@@ -1,12 +1,16 @@
 // Builds the CR status for each reconcile outcome as operator-sdk writes it ({conditions, deployedRelease}, plus our
 // fields; unknown status fields are dropped), and compares statuses so that an unchanged one is never written.
 // Pure; called by the reconciler. Never reads the clock (now is passed in).
-import { type Condition, type ConditionReason, removeCondition, setCondition } from '../status/conditions.js';
+import { type ConditionInput, conditions as condition } from '../status/condition-catalogue.js';
+import { type Condition, removeCondition, setCondition } from '../status/conditions.js';
 import { canonicalJson } from './fingerprint.js';
 import type { DeployedRelease, HelmAppStatus, ReadyState } from './types.js';
 
 /** The status fields that record a handled annotation request. */
 type HandledRequest = 'lastHandledReconcileAt' | 'lastHandledForceAt';
+
+/** A failure condition from condition-catalogue.ts: releaseFailed(…) or irreconcilable(…). */
+export type FailureCondition = ConditionInput & { readonly type: 'ReleaseFailed' | 'Irreconcilable' };
 
 /** Helm NOTES can be long; a condition message is for humans and `kubectl describe`. */
 const MAX_MESSAGE = 4096;
@@ -56,7 +60,7 @@ export function sameStatus(a: HelmAppStatus, b: HelmAppStatus): boolean {
 }
 
 function initialized(conditions: readonly Condition[], now: number): Condition[] {
-  return setCondition(conditions, { type: 'Initialized', status: 'True' }, now);
+  return setCondition(conditions, condition.initialized(), now);
 }
 
 /**
@@ -72,8 +76,7 @@ function settled(conditions: readonly Condition[]): Condition[] {
  * kstatus-style condition of ours); operator-sdk's four conditions and everything else stay as they are.
  */
 export function stillRunningStatus(before: HelmAppStatus, message: string, now: number): HelmAppStatus {
-  const run = { type: 'Reconciling', status: 'True', reason: 'HelmStillRunning', message: trim(message) } as const;
-  return { ...before, conditions: setCondition(before.conditions, run, now) };
+  return { ...before, conditions: setCondition(before.conditions, condition.reconciling(trim(message)), now) };
 }
 
 /** After an install or upgrade, or when the release is already as wanted. */
@@ -87,15 +90,14 @@ export function deployedStatus(
   let c = initialized(settled(before.conditions), now);
   c = removeCondition(c, 'ReleaseFailed');
   c = removeCondition(c, 'Irreconcilable');
-  const message = trim(notes);
-  c = setCondition(c, { type: 'Deployed', status: 'True', reason, ...(message ? { message } : {}) }, now);
+  c = setCondition(c, condition.deployed(reason, trim(notes)), now);
   return { conditions: c, deployedRelease, ...carriedOver(before) };
 }
 
 /** The Ready condition set from the release's objects; removed when they are not watched (it would go stale). */
 export function withReadiness(s: HelmAppStatus, ready: ReadyState | undefined, now: number): HelmAppStatus {
   const conditions = ready
-    ? setCondition(s.conditions, { type: 'Ready', ...ready, message: trim(ready.message) }, now)
+    ? setCondition(s.conditions, condition.ready({ ...ready, message: trim(ready.message) }), now)
     : removeCondition(s.conditions, 'Ready');
   return { ...s, conditions };
 }
@@ -111,19 +113,14 @@ function carriedOver(s: HelmAppStatus): Pick<HelmAppStatus, 'observedGeneration'
 }
 
 /**
- * ReleaseFailed (install/upgrade/uninstall errors) or Irreconcilable (inputs that cannot be reconciled); counts the
- * failure. The other of the two failure conditions is removed, so exactly one says what is wrong now.
+ * ReleaseFailed (install/upgrade/uninstall errors) or Irreconcilable (inputs that cannot be reconciled), built by
+ * condition-catalogue.ts; counts the failure. The other of the two failure conditions is removed, so exactly one
+ * says what is wrong now.
  */
-export function failedStatus(
-  before: HelmAppStatus,
-  type: 'ReleaseFailed' | 'Irreconcilable',
-  reason: ConditionReason,
-  message: string,
-  now: number,
-): HelmAppStatus {
+export function failedStatus(before: HelmAppStatus, failure: FailureCondition, now: number): HelmAppStatus {
   let c = initialized(settled(before.conditions), now);
-  c = removeCondition(c, type === 'ReleaseFailed' ? 'Irreconcilable' : 'ReleaseFailed');
-  c = setCondition(c, { type, status: 'True', reason, message: trim(message) }, now);
+  c = removeCondition(c, failure.type === 'ReleaseFailed' ? 'Irreconcilable' : 'ReleaseFailed');
+  c = setCondition(c, { ...failure, message: trim(failure.message ?? '') }, now);
   return { ...before, conditions: c, failures: (before.failures ?? 0) + 1 };
 }
 
@@ -148,11 +145,7 @@ export function withoutFailures(s: HelmAppStatus): HelmAppStatus {
 export function uninstalledStatus(before: HelmAppStatus, now: number, waiting = false): HelmAppStatus {
   let c = removeCondition(settled(before.conditions), 'ReleaseFailed');
   const message = waiting ? 'Waiting until all resources are deleted.' : undefined;
-  c = setCondition(
-    c,
-    { type: 'Deployed', status: 'False', reason: 'UninstallSuccessful', ...(message ? { message } : {}) },
-    now,
-  );
+  c = setCondition(c, condition.uninstalled(message), now);
   // While waiting, deployedRelease is kept: its manifest says which objects to wait for.
   const keep = waiting && before.deployedRelease ? { deployedRelease: before.deployedRelease } : {};
   return { conditions: c, ...keep, ...carriedOver(before) };

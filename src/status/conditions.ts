@@ -1,32 +1,11 @@
-// operator-sdk's status conditions for Helm CRs (plus our Ready, Reconciling and Paused): the types, the reasons and setCondition/
-// removeCondition with its lastTransitionTime rule (it moves only when `status` flips). Pure; called by the reconciler's status builder.
-// Never reads the clock itself: `now` is passed in.
+// operator-sdk's status conditions for Helm CRs (plus ours; condition-catalogue.ts lists every type and reason):
+// setCondition/removeCondition with its lastTransitionTime rule (it moves only when `status` flips). Pure; called
+// by the reconciler's status builders. Never reads the clock itself: `now` is passed in.
+import type { CatalogueReason, CatalogueType, ConditionInput, ConditionStatus } from './condition-catalogue.js';
 
-export type ConditionType =
-  | 'Initialized'
-  | 'Deployed'
-  | 'ReleaseFailed'
-  | 'Irreconcilable'
-  | 'Ready'
-  /** Ours: True only while a slow helm run holds a worker (reason HelmStillRunning); removed when it ends. */
-  | 'Reconciling'
-  /** Ours: True while the `paused` annotation holds the CR (reason PausedByAnnotation); removed on resume. */
-  | 'Paused'
-  /** Ours: True while the chart rollout holds a chart-driven upgrade (reason Waiting or Halted); removed after. */
-  | 'ChartRollout';
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
-export type ConditionReason =
-  | 'InstallSuccessful'
-  | 'UpgradeSuccessful'
-  | 'UninstallSuccessful'
-  | 'InstallError'
-  | 'UpgradeError'
-  | 'ReconcileError'
-  | 'UninstallError'
-  | 'HelmStillRunning'
-  | 'PausedByAnnotation'
-  | 'Waiting'
-  | 'Halted';
+/** The condition types and reasons: condition-catalogue.ts lists them (operator-sdk's and ours). */
+export type ConditionType = CatalogueType;
+export type ConditionReason = CatalogueReason;
 
 export interface Condition {
   readonly type: ConditionType | string;
@@ -34,14 +13,6 @@ export interface Condition {
   readonly reason?: ConditionReason | string;
   readonly message?: string;
   readonly lastTransitionTime: string;
-}
-
-export interface ConditionInput {
-  readonly type: ConditionType;
-  readonly status: ConditionStatus;
-  /** operator-sdk's reasons, or the Ready condition's (which name the kind of the first object not ready). */
-  readonly reason?: ConditionReason | string;
-  readonly message?: string;
 }
 
 /** RFC 3339 with second precision, as metav1.Time serializes. */
