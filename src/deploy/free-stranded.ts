@@ -6,7 +6,7 @@ import type { Watch } from '../config/watches.js';
 import { FINALIZER, LEGACY_FINALIZER } from '../finalizers/finalizers.js';
 import type { HelmClient } from '../helm/cli.js';
 import { summarize } from '../helm/history.js';
-import { NotFoundError } from '../kube/errors.js';
+import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import type { ReleaseReader } from '../reconciler/types.js';
 
@@ -100,10 +100,7 @@ function describe(it: Item): string {
 async function free(it: Item, d: CleanupDeps, signal: AbortSignal): Promise<void> {
   const ns = it.cr.metadata.namespace ?? '';
   const name = it.cr.metadata.name ?? '';
-  const ignoreGone = (err: unknown) => {
-    if (!(err instanceof NotFoundError)) throw err;
-  };
-  if (!it.cr.metadata.deletionTimestamp) await d.kube.delete(it.res, ns, name, { signal }).catch(ignoreGone);
+  if (!it.cr.metadata.deletionTimestamp) await unlessNotFound(d.kube.delete(it.res, ns, name, { signal }));
   if (it.uninstall) {
     await d.helm.uninstall({ release: name, namespace: ns, signal });
     d.say(`uninstalled release ${ns}/${name}`);
@@ -111,8 +108,7 @@ async function free(it: Item, d: CleanupDeps, signal: AbortSignal): Promise<void
   const ours = new Set([FINALIZER, LEGACY_FINALIZER]);
   const finalizers = (it.cr.metadata.finalizers ?? []).filter((f) => !ours.has(f));
   // JSON merge patch without a resourceVersion: whatever else changed meanwhile, our finalizers must go.
-  await d.kube
-    .patch(it.res, ns, name, { metadata: { finalizers } }, 'merge', { signal, fieldManager: 'helm-operator-cleanup' })
-    .catch(ignoreGone);
+  const options = { signal, fieldManager: 'helm-operator-cleanup' };
+  await unlessNotFound(d.kube.patch(it.res, ns, name, { metadata: { finalizers } }, 'merge', options));
   d.say(`removed the finalizers of ${it.cr.kind} ${ns}/${name}`);
 }

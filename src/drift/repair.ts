@@ -7,7 +7,7 @@
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { manifestObjects } from '../helm/manifest.js';
-import { NotFoundError } from '../kube/errors.js';
+import { unlessNotFound } from '../kube/errors.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { type DriftDiff, driftOf } from './compare.js';
@@ -210,12 +210,7 @@ async function fetchLive(
   name: string,
   signal: AbortSignal,
 ): Promise<KubeObject | null> {
-  try {
-    return await o.kube.get(res, namespace, name, { signal });
-  } catch (err) {
-    if (err instanceof NotFoundError) return null;
-    throw err;
-  }
+  return (await unlessNotFound(o.kube.get(res, namespace, name, { signal }))) ?? null;
 }
 
 function asRecord(obj: KubeObject): Record<string, unknown> {

@@ -12,6 +12,7 @@ import {
   kubeApiErrorFromStatus,
   NotFoundError,
   UnauthorizedError,
+  unlessNotFound,
 } from './errors.js';
 
 const status = (code: number, reason: string, message: string) => ({
@@ -105,5 +106,14 @@ describe('KubeTransportError', () => {
     expect(err.message).toBe('GET /version: socket hang up');
     expect(err.cause).toBe(cause);
     expect(err).not.toBeInstanceOf(KubeApiError);
+  });
+});
+
+describe('unlessNotFound', () => {
+  it('gives the answer, undefined for a NotFound, and throws any other error as it is', async () => {
+    await expect(unlessNotFound(Promise.resolve(3))).resolves.toBe(3);
+    await expect(unlessNotFound(Promise.reject(new NotFoundError({ status: 404 })))).resolves.toBeUndefined();
+    const forbidden = new ForbiddenError({ status: 403 });
+    await expect(unlessNotFound(Promise.reject(forbidden))).rejects.toBe(forbidden);
   });
 });

@@ -53,6 +53,16 @@ export class ForbiddenError extends KubeApiError {
 export class NotFoundError extends KubeApiError {
   override readonly code = 'KUBE_NOT_FOUND';
 }
+/** The answer of `request`, or undefined when the server says NotFound; any other error is thrown as it is. */
+export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}
+
 /** 409 with any reason but AlreadyExists: usually a stale resourceVersion on update. Re-read and retry. */
 export class ConflictError extends KubeApiError {
   override readonly code = 'KUBE_CONFLICT';

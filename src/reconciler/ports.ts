@@ -4,7 +4,7 @@
 // records, by resourceVersion and within a size bound (release-cache.ts).
 
 import { releaseFromSecret } from '../helm/release.js';
-import { NotFoundError } from '../kube/errors.js';
+import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { ReleaseCache } from './release-cache.js';
 import type { CrAccess, CustomResource, ReleaseReader, StoredRelease } from './types.js';
@@ -47,12 +47,8 @@ export interface CrAccessOptions {
  */
 export function crAccess(kube: KubeClient, res: ApiResource, options: CrAccessOptions = {}): CrAccess {
   const latest = async (namespace: string, name: string, signal: AbortSignal) => {
-    try {
-      return asCr(await kube.get(res, namespace, name, { signal }));
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
+    const obj = await unlessNotFound(kube.get(res, namespace, name, { signal }));
+    return obj && asCr(obj);
   };
   return {
     async get(namespace, name, { signal }) {

@@ -6,7 +6,7 @@
 
 import { releaseFromSecret } from '../helm/release.js';
 import type { AppliedRelease, HelmClient, Release } from '../helm/types.js';
-import { NotFoundError } from '../kube/errors.js';
+import { unlessNotFound } from '../kube/errors.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
 import { SECRETS } from './ports.js';
 import type { ReleaseCache } from './release-cache.js';
@@ -96,13 +96,8 @@ export class CachedReleaseReader implements ReleaseReader {
       const { name = '', namespace = '' } = meta.metadata;
       let release = hits[i];
       if (!release) {
-        let secret: KubeObject;
-        try {
-          secret = await this.#o.kube.get(SECRETS, namespace, name, { signal });
-        } catch (err) {
-          if (err instanceof NotFoundError) return undefined;
-          throw err;
-        }
+        const secret = await unlessNotFound(this.#o.kube.get(SECRETS, namespace, name, { signal }));
+        if (!secret) return undefined;
         const { uid: u = '', resourceVersion: rv = '' } = secret.metadata;
         release = this.#o.cache.get({ owner, uid: u, resourceVersion: rv }, () => releaseFromSecret(secret));
       }

@@ -4,7 +4,7 @@
 // (resource-policy), and never logs manifest content.
 import type { Logger } from '../core/logger.js';
 import { helmUninstallSkips, type ManifestObject, splitManifest } from '../helm/manifest.js';
-import { NotFoundError } from '../kube/errors.js';
+import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 
@@ -64,11 +64,7 @@ export async function cleanupRelease(options: CleanupReleaseOptions): Promise<Cl
 
   for (const { ref, res } of existing) {
     logger.debug({ ...ref }, 'Deleting release object that still exists');
-    try {
-      await kube.delete(res, ref.namespace ?? '', ref.name, { signal, propagationPolicy: 'Background' });
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-    }
+    await unlessNotFound(kube.delete(res, ref.namespace ?? '', ref.name, { signal, propagationPolicy: 'Background' }));
   }
   const remaining: ReleaseObjectRef[] = [];
   for (const { ref, res } of existing) {

@@ -8,7 +8,7 @@ import { type FetchedReference, referencedValues } from '../config/values-from-d
 import { TerminalError } from '../core/errors.js';
 import type { HelmClient } from '../helm/cli.js';
 import { redact, secretsOf } from '../helm/redact.js';
-import { ForbiddenError, NotFoundError } from '../kube/errors.js';
+import { ForbiddenError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { BackoffPolicy } from './classify.js';
 import { retryAfterFailure } from './retry.js';
@@ -34,13 +34,8 @@ export const REFERENCE_RESOURCES: Readonly<Record<ReferenceKind, ApiResource>> =
 export function referenceReader(kube: Pick<KubeClient, 'get'>): ReferenceReader {
   return {
     async get(kind, namespace, name, { signal }) {
-      try {
-        const obj = await kube.get(REFERENCE_RESOURCES[kind], namespace, name, { signal });
-        return { data: obj.data };
-      } catch (err) {
-        if (err instanceof NotFoundError) return undefined;
-        throw err;
-      }
+      const obj = await unlessNotFound(kube.get(REFERENCE_RESOURCES[kind], namespace, name, { signal }));
+      return obj && { data: obj.data };
     },
   };
 }

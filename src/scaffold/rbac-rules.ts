@@ -3,7 +3,7 @@
 // cluster. Called by rbac.ts. Pure apart from the optional discover call; never falls back to broad rules.
 import { isRecord } from '../core/guards.js';
 import { manifestObjects, splitManifest } from '../helm/manifest.js';
-import { NotFoundError } from '../kube/errors.js';
+import { unlessNotFound } from '../kube/errors.js';
 import type { KubeClient } from '../kube/types.js';
 import { type UnknownKind, UnknownKindError } from './api-errors.js';
 import { builtinKind, groupOf, type KindInfo, versionOf } from './kinds.js';
@@ -43,13 +43,8 @@ export type DiscoverKind = ((
  */
 export function discoverFromKube(kube: Pick<KubeClient, 'discover' | 'serverVersion'>): DiscoverKind {
   const discover = async (gvk: GroupVersionKind, signal: AbortSignal) => {
-    try {
-      const found = await kube.discover(gvk, { signal });
-      return { resource: found.plural, namespaced: found.namespaced };
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
+    const found = await unlessNotFound(kube.discover(gvk, { signal }));
+    return found && { resource: found.plural, namespaced: found.namespaced };
   };
   return Object.assign(discover, {
     serverVersion: async (signal: AbortSignal) => (await kube.serverVersion({ signal })).gitVersion,
