@@ -2,6 +2,7 @@
 // current and calls add/update/delete handlers. Used by controllers and dependent watches; start() runs it.
 // It never stops on its own: errors are retried with capped backoff; never hot-loops, never throws from start().
 
+import { waitFor } from '../core/abortable.js';
 import { backoffDelay } from '../core/backoff.js';
 import { type Clock, realClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
@@ -56,18 +57,10 @@ export class Informer {
   /** Resolves once synced; rejects with `signal.reason` on abort. */
   waitForSync(signal: AbortSignal): Promise<void> {
     if (this.#synced) return Promise.resolve();
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#syncWaiters.delete(done);
-        reject(signal.reason);
-      };
-      const done = () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.#syncWaiters.add(done);
-      signal.addEventListener('abort', onAbort, { once: true });
+    return waitFor(signal, (done) => {
+      const waiter = () => done();
+      this.#syncWaiters.add(waiter);
+      return () => this.#syncWaiters.delete(waiter);
     });
   }
 

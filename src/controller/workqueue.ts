@@ -2,6 +2,7 @@
 // workers at once, delayed adds through the injected Clock, and per-key rate-limited requeues.
 // Fed by controllers (event handlers) and drained by runWorkers; it never runs handlers nor calls setTimeout itself.
 
+import { waitFor } from '../core/abortable.js';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
 import type { RateLimiter } from './backoff.js';
@@ -92,20 +93,12 @@ export class WorkQueue<K extends string = string> {
       return Promise.resolve(key);
     }
     if (this.#shuttingDown) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.#waiters.delete(waiter);
-        resolve(undefined);
-      };
-      const waiter: Waiter<K> = {
-        resolve: (next) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(next);
-        },
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
+    const next = waitFor<K | undefined>(signal, (done) => {
+      const waiter: Waiter<K> = { resolve: done };
       this.#waiters.add(waiter);
+      return () => this.#waiters.delete(waiter);
     });
+    return next.catch(() => undefined); // aborted: no key
   }
 
   /** Ends the key's processing; if it was added again meanwhile, it is queued again. No-op if not processing. */
@@ -184,18 +177,10 @@ export class WorkQueue<K extends string = string> {
   shutDownWithDrain(signal: AbortSignal): Promise<void> {
     this.shutDown();
     if (this.#drained()) return Promise.resolve();
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#drainWaiters.delete(onDrained);
-        reject(signal.reason);
-      };
-      const onDrained = () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
+    return waitFor(signal, (done) => {
+      const onDrained = () => done();
       this.#drainWaiters.add(onDrained);
+      return () => this.#drainWaiters.delete(onDrained);
     });
   }
 

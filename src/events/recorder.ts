@@ -3,6 +3,7 @@
 // Called by the reconciler. Must never throw to or block its caller, and never adds object content to an Event:
 // only the caller's reason and message are sent, so the caller must keep Secret values out of `message`.
 
+import { untilAborted } from '../core/abortable.js';
 import { type Clock, realClock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
@@ -216,13 +217,4 @@ export function createEventRecorder(options: CreateEventRecorderOptions): Backgr
 /** RFC 3339 in whole seconds, as metav1.Time serializes. */
 function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
-
-function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -1,6 +1,7 @@
 // Shares one chart digest (fingerprint.ts' chartDigest) between the reconciles of a short window, so an idle
 // reconcile does not read every file of the chart: a burst of reconciles waits on one computation, and the digest is
 // reused for `ttlMs`. Used by HelmReconciler only; never caches a failed read.
+import { untilAborted } from '../core/abortable.js';
 import type { Clock } from '../core/clock.js';
 import { chartDigest } from './fingerprint.js';
 
@@ -36,13 +37,4 @@ export class ChartDigestMemo {
     });
     return untilAborted(digest, signal);
   }
-}
-
-/** `p`, or a rejection with `signal.reason` as soon as the signal aborts. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -2,6 +2,7 @@
 // resourceVersions, GET/LIST/CREATE/UPDATE/PATCH/DELETE/updateStatus, 404/409, finalizers, dry runs), discovery of
 // served kinds, WATCH streams fed by store changes or driven by the test, scripted LIST pages, reactors, hooks,
 // injected errors per verb/object, a write gate and a record of every call. Test-only; never talks to a cluster.
+import { untilAborted } from '../../src/core/abortable.js';
 import { AlreadyExistsError, NotFoundError } from '../../src/kube/errors.js';
 import type {
   ApiResource,
@@ -299,9 +300,6 @@ export class FakeKubeApi implements KubeClient {
   }
 
   async #gate(signal: AbortSignal): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      this.gate?.then(resolve);
-    });
+    if (this.gate) await untilAborted(this.gate, signal);
   }
 }

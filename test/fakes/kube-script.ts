@@ -1,5 +1,6 @@
 // What an informer test scripts on test/fakes/kube-api.ts: LIST answers queued in order (a LIST waits, abortably,
 // until one is there) and a wake-up for whoever waits on the next opened watch. Test-only; no timers.
+import { waitFor } from '../../src/core/abortable.js';
 import type { ListResult } from '../../src/kube/types.js';
 
 export class ListScript {
@@ -21,13 +22,10 @@ export class ListScript {
   async next(signal: AbortSignal): Promise<ListResult> {
     while (this.#answers.length === 0) {
       signal.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        this.waitOnce(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
+      // The waker stays registered after an abort, as a stale waker only wakes a loop that checks again.
+      await waitFor(signal, (done) => {
+        this.waitOnce(() => done());
+        return () => undefined;
       });
     }
     const answer = this.#answers.shift();
