@@ -1,6 +1,6 @@
 // `helm-operator run` flags, with operator-sdk's names and defaults, parsed pflag-style (`--x=v`, `--x v`, bare
 // booleans, `--b=false`). Pure: argv and env in, typed options out; throws ConfigError naming the flag.
-// Called by src/cmd/main.ts only; never reads process.* itself.
+// Called by cmd/cli.ts (and leader.ts, and the scaffolders for shared parsing); never reads process.* itself.
 import { parseDuration } from '../config/duration.js';
 import { ConfigError } from '../core/errors.js';
 import type { KubeRateLimit } from '../kube/client.js';

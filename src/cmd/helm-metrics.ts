@@ -1,6 +1,6 @@
 // Decorates a HelmClient so that every call is timed into helm_operator_helm_exec_duration_seconds{action,result},
 // and the release commands still running past their HelmStillRunning threshold can be counted at each scrape
-// (helm_operator_helm_still_running{action}). Called by the CLI (main.ts) around the real helm adapter; it never
+// (helm_operator_helm_still_running{action}). Called by the CLI (cli.ts) around the real helm adapter; it never
 // changes arguments, results or errors.
 import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/cli.js';

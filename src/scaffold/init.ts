@@ -1,6 +1,6 @@
 // `helm-operator init`: parses its flags and writes a new project (PROJECT, watches.yaml, Dockerfile, Makefile and
 // the config/ kustomize tree); also reads and extends the PROJECT file for `create api`.
-// Called by src/cmd/main.ts and the create-api scaffolder. Never overwrites a differing file without --force and
+// Called by cmd/tools.ts and the create-api scaffolder (api.ts). Never overwrites a differing file without --force and
 // never talks to a cluster.
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';

@@ -1,7 +1,7 @@
 // --metrics-require-rbac: authenticates a /metrics bearer token with a TokenReview and authorizes the user with a
 // SubjectAccessReview for `get` on the non-resource URL /metrics (controller-runtime's WithAuthenticationAndAuthorization
-// filter). Built by the CLI (cmd/cli.ts) and called by server/http.ts per request; decisions are cached per sha256 of
-// the token. Never logs, caches or returns the token itself.
+// filter). Built by the CLI (cmd/cli.ts), which hands it to the HTTP server as its per-request check; decisions are
+// cached per sha256 of the token. Never logs, caches or returns the token itself.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
