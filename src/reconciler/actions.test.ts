@@ -158,6 +158,17 @@ describe("helm 4's server-side apply refusing an object that helm 3 applies", ()
     expect(t.notes).toEqual(['Warning:ServerSideApplyRefused', 'Normal:UpgradeSucceeded']);
   });
 
+  it('leaves an unknown field refused: helm 4 refuses it on purpose, and the install fails once', async () => {
+    const unknown = helmError(
+      'install',
+      'Error: INSTALLATION FAILED: server-side apply failed for object apps/web-svc /v1, Kind=Service: failed to create typed patch object (apps/web-svc; /v1, Kind=Service): .spec.notAField: field not declared in schema',
+    );
+    const t = context({ install: unknown });
+    await expect(install(t.ctx, { pending: false })).rejects.toBe(unknown);
+    expect(t.calls).toEqual(['install', 'uninstall']);
+    expect(t.notes).toEqual(['Warning:InstallFailed']);
+  });
+
   it('upgrades a release helm 4 applied client-side with client-side apply from the start', async () => {
     const t = clientSideOnly();
     await upgrade(t.ctx, { ...rev(1, 'deployed'), applyMethod: 'csa' });

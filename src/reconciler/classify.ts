@@ -15,12 +15,14 @@ const RENDER_ERRORS = [
   /unable to build kubernetes objects from (new )?release manifest/,
 ];
 
-/** helm 4's server-side apply refusing an object it cannot type (a keyed list that repeats a key, say). */
-const SSA_REFUSAL = /server-side apply failed for object[^\n]*failed to create typed patch object/;
+/** helm 4's server-side apply refusing a keyed list that repeats a key (`duplicate entries for key [name="X"]`). */
+const SSA_REFUSAL =
+  /server-side apply failed for object[^\n]*failed to create typed patch object[^\n]*duplicate entries/;
 
 /**
- * Whether helm 4's server-side apply refused an object that client-side apply (helm 3's, operator-sdk's) accepts:
- * a container env list that repeats a name, for one.
+ * Whether helm 4's server-side apply refused an object that client-side apply (helm 3's, operator-sdk's) accepts: a
+ * keyed list that repeats a key, such as a container env list that repeats a name. An unknown field is not one: helm
+ * 4 refuses it on purpose (helm 3 drops it with a warning), and that refusal stands.
  */
 export function refusedByServerSideApply(err: unknown): boolean {
   return err instanceof HelmCommandError && SSA_REFUSAL.test(err.stderr);
