@@ -1,8 +1,9 @@
 // A CR in failure backoff (its retry scheduled a minute out) is reconciled at once when its annotations change, as
 // Flux's requestedAt does (reconcile-requested-at, force-upgrade-at, paused); a status write or a dependent's change
 // leaves it to its backoff. Wires the real CR event handler to a real Controller.
-import { describe, expect, it } from 'vitest';
-import { realClock } from '../core/clock.js';
+import { describe, expect, it, vi } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
+import { flush } from '../../test/support/flush.js';
 import { RetryLaterError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import type { KubeObject } from '../kube/types.js';
@@ -16,28 +17,27 @@ const cr = (annotations: Record<string, string> = {}, status?: unknown): KubeObj
   ...(status === undefined ? {} : { status }),
 });
 
+const RETRY_MS = 60_000;
+
 /**
- * Fails the first reconcile with a one-minute retry, runs `then` after it, and counts the reconciles until a second
- * one ran or `waitMs` passed.
+ * Fails the first reconcile with a one-minute retry (on a fake clock), runs `then` once that retry is scheduled, moves
+ * the clock `advanceMs` on, and counts the reconciles once the queue is drained: whatever `then` queued (at once, or
+ * delayed within `advanceMs`) has been reconciled by then; the retry, if still ahead, is dropped.
  */
 async function afterFailure(
   then: (h: ReturnType<typeof crEventHandler>, c: Controller) => void,
-  waitMs = 300,
+  advanceMs: number,
 ): Promise<number> {
-  const stop = new AbortController();
+  const clock = new FakeClock();
   let reconciles = 0;
-  const c: Controller = new Controller({
+  const c = new Controller({
     name: 'x-controller',
     concurrency: 1,
-    clock: realClock,
+    clock,
     logger: silentLogger,
     reconcile: async () => {
       reconciles++;
-      if (reconciles === 1) {
-        setTimeout(() => then(handler, c), 5);
-        throw new RetryLaterError('failing', 60_000);
-      }
-      setImmediate(() => stop.abort());
+      if (reconciles === 1) throw new RetryLaterError('failing', RETRY_MS);
       return {};
     },
   });
@@ -46,21 +46,28 @@ async function afterFailure(
     controller: c,
     logger: silentLogger,
   });
-  const timer = setTimeout(() => stop.abort(), waitMs);
+  const deadline = AbortSignal.timeout(10_000);
   c.enqueue('ns/a');
-  await c.run(stop.signal);
-  clearTimeout(timer);
+  const running = c.run(deadline);
+  // The failure is settled once its retry is scheduled.
+  await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 1_000, interval: 1 });
+  then(handler, c);
+  clock.advance(advanceMs);
+  await flush();
+  await c.queue.shutDownWithDrain(deadline);
+  await running;
   return reconciles;
 }
 
 describe('a CR in failure backoff', () => {
   it('is reconciled at once when an annotation changes (a reconcile request)', async () => {
     const requested = cr({ 'helm.sdk.operatorframework.io/reconcile-requested-at': '2026-01-01T10:00:00Z' });
-    expect(await afterFailure((h) => h.onUpdate?.(cr(), requested), 10_000)).toBe(2);
+    expect(await afterFailure((h) => h.onUpdate?.(cr(), requested), 0)).toBe(2);
   });
 
   it('waits out its backoff when only its status changed, or one of its dependents', async () => {
-    expect(await afterFailure((h) => h.onUpdate?.(cr(), cr({}, { failures: 1 })))).toBe(1);
-    expect(await afterFailure((_, c) => c.enqueueDependent('ns/a'))).toBe(1);
+    // Up to just before the retry: neither is reconciled earlier, at once or after a shorter delay.
+    expect(await afterFailure((h) => h.onUpdate?.(cr(), cr({}, { failures: 1 })), RETRY_MS - 1)).toBe(1);
+    expect(await afterFailure((_, c) => c.enqueueDependent('ns/a'), RETRY_MS - 1)).toBe(1);
   });
 });

@@ -6,16 +6,24 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isGone, isNotFound } from '../../support/kube.js';
 import { type Cr, crClient, type TestKind } from '../../support/operator.js';
 import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
+import {
+  controllerIdle,
+  controllerOf,
+  type LogLine,
+  linesOf,
+  loggedSince,
+  logMark,
+  type ReconciledOptions,
+  reconciledAfter,
+} from '../../support/reconciles.js';
 
 const A = 'helm.sdk.operatorframework.io/';
 const PAUSED = `${A}paused`;
 const REQUESTED = `${A}reconcile-requested-at`;
 const FORCE = `${A}force-upgrade-at`;
-/** How long a test waits to see that something does not happen. */
-const QUIET_MS = 1_500;
+const CHART_LABEL = `${A}chart`;
 
 const READINESS_CHART = fileURLToPath(new URL('../../fixtures/charts/readiness', import.meta.url));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('pause and on-demand reconciles', () => {
   // No periodic reconcile: every reconcile below comes from a watch event. `Requested` has no dependent watches (and
@@ -23,7 +31,7 @@ describe('pause and on-demand reconciles', () => {
   const f = useOperatorFixture({
     kinds: ['Paused', { kind: 'Requested', chart: READINESS_CHART, extra: '  watchDependentResources: false\n' }],
     namespaces: ['op-pause'],
-    operator: () => ({ args: ['--reconcile-period=0', '--zap-log-level=debug'] }),
+    operator: () => ({ args: ['--reconcile-period=0', '--zap-log-level=debug', '--metrics-bind-address=127.0.0.1:0'] }),
   });
   let requested: TestKind;
   let reqs: ReturnType<typeof crClient>;
@@ -90,6 +98,40 @@ describe('pause and on-demand reconciles', () => {
     await annotate(f.kind, name, { [PAUSED]: 'true' });
     await expect.poll(async () => (await f.crs.condition(name, 'Paused'))?.status, POLL).toBe('True');
   };
+  /** Waits until the reconciles of `name` that the operator logged queuing since `from` are over (reconciles.ts). */
+  const reconciled = (
+    kind: TestKind,
+    name: string,
+    from: number,
+    only: Pick<ReconciledOptions, 'count' | 'matching'>,
+  ) => reconciledAfter(f.op, { controller: controllerOf(kind), key: `${f.ns}/${name}`, from, ...only });
+  /** Accepts the trigger lines of a change to the dependent `name` (`event`: add, update or delete). */
+  const dependent = (name: string, event: string) => (l: LogLine) =>
+    l.trigger?.name === name && l.trigger.event === event;
+  let sentinels = 0;
+  /**
+   * Waits until the operator's Deployment watch in the namespace (one, selecting the charts of the kinds with
+   * dependent watches: Paused's) has delivered a Deployment created now, and then Requested's controller is idle. A
+   * watch delivers in order: had it taken req-web, deleted before, that change would have been routed to req by then
+   * and its reconcile be over. The sentinel is web-nginx's sibling (its chart label and owner, no replicas); the
+   * reconcile of web it queues changes nothing.
+   */
+  const deploymentWatchCaughtUp = async () => {
+    const from = logMark(f.op);
+    const web = (await deployment('web-nginx')).metadata;
+    const name = `sentinel-${++sentinels}`;
+    const labels = { app: name, [CHART_LABEL]: web?.labels?.[CHART_LABEL] ?? '' };
+    const pod = { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'idle', image: 'sentinel' }] } };
+    await f.kube.apps.createNamespacedDeployment({
+      namespace: f.ns,
+      body: {
+        metadata: { name, labels, ownerReferences: web?.ownerReferences ?? [] },
+        spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: pod },
+      },
+    });
+    await loggedSince(f.op, from, (l) => l.trigger?.name === name);
+    await controllerIdle(f.op, controllerOf(requested));
+  };
 
   it('ignores a spec change while paused (no helm, revision kept), and applies it on resume', async () => {
     await f.create('web', { replicaCount: 1 });
@@ -100,10 +142,15 @@ describe('pause and on-demand reconciles', () => {
     await expect.poll(() => events('web', 'ReconcilePaused'), POLL).toBe(1);
 
     const idle = logged('Reconcile paused: nothing done', 'web');
+    const mark = logMark(f.op);
     await f.crs.setSpec('web', { replicaCount: 2 });
     await annotate(f.kind, 'web', { [FORCE]: 'while-paused' }); // handled after the resume, in the same upgrade
     await expect.poll(() => logged('Reconcile paused: nothing done', 'web') - idle, POLL).toBeGreaterThan(0);
-    await sleep(QUIET_MS);
+    // Both changes reached the controller, and the reconciles they queued are over.
+    await reconciled(f.kind, 'web', mark, {
+      count: 2,
+      matching: (l) => l.msg === 'Custom resource changed: reconcile',
+    });
     expect(calls()).toEqual([]);
     expect(await revision(f.crs, 'web')).toBe(1);
     expect((await deployment('web-nginx')).spec?.replicas).toBe(1);
@@ -124,10 +171,11 @@ describe('pause and on-demand reconciles', () => {
     const calls = callsSince();
     await pause('web');
     const triggered = logged('Reconcile paused: nothing done', 'web');
+    const mark = logMark(f.op);
     await deleteDeployment('web-nginx');
     // The Deployment's delete event reconciles its paused owner, which leaves it alone.
     await expect.poll(() => logged('Reconcile paused: nothing done', 'web') - triggered, POLL).toBeGreaterThan(0);
-    await sleep(QUIET_MS);
+    await reconciled(f.kind, 'web', mark, { matching: dependent('web-nginx', 'delete') });
     expect(await deploymentGone('web-nginx')).toBe(true);
     await annotate(f.kind, 'web', { [PAUSED]: 'false' });
     await expect.poll(() => deploymentGone('web-nginx'), POLL).toBe(false);
@@ -153,17 +201,23 @@ describe('pause and on-demand reconciles', () => {
     await reqs.create('req', {});
     await deployed(reqs, 'req');
     const calls = callsSince();
+    let mark = logMark(f.op);
     await deleteDeployment('req-web');
-    await sleep(QUIET_MS);
+    await deploymentWatchCaughtUp();
+    expect(linesOf(f.op, `${f.ns}/req`, mark)).toEqual([]); // not queued, not reconciled
     expect(await deploymentGone('req-web')).toBe(true); // no dependent watch, no period: nothing reconciles it
 
     await annotate(requested, 'req', { [REQUESTED]: 'r1' });
     await expect.poll(() => deploymentGone('req-web'), POLL).toBe(false);
     await expect.poll(async () => (await status(reqs, 'req'))?.lastHandledReconcileAt, POLL).toBe('r1');
 
+    mark = logMark(f.op);
     await deleteDeployment('req-web');
+    const version = (await reqs.get('req')).metadata.resourceVersion;
     await annotate(requested, 'req', { [REQUESTED]: 'r1' }); // the same value: no change, nothing to do
-    await sleep(QUIET_MS);
+    expect((await reqs.get('req')).metadata.resourceVersion).toBe(version); // not even a watch event
+    await deploymentWatchCaughtUp();
+    expect(linesOf(f.op, `${f.ns}/req`, mark)).toEqual([]); // not queued, not reconciled
     expect(await deploymentGone('req-web')).toBe(true);
 
     await annotate(requested, 'req', { [REQUESTED]: 'r2' });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crClient, ROOT, releaseRevisions } from '../../support/operator.js';
 import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
+import { controllerOf, logMark, reconciledAfter } from '../../support/reconciles.js';
 
 const CHART = join(ROOT, 'test/fixtures/charts/values-from');
 const ANNOTATION = 'helm.sdk.operatorframework.io/values-from';
@@ -18,7 +19,12 @@ const LATE = `pw-${suffix}-late`;
 const SECRETS = [PASSWORD, ROTATED, LATE];
 
 describe('values-from', () => {
-  const f = useOperatorFixture({ kinds: [{ kind: 'ValuesFrom', chart: CHART }], namespaces: ['op-vfrom'] });
+  const f = useOperatorFixture({
+    kinds: [{ kind: 'ValuesFrom', chart: CHART }],
+    namespaces: ['op-vfrom'],
+    // Debug lines and /metrics: they show when the reconcile a Secret change queued is over.
+    operator: () => ({ args: ['--zap-log-level=debug', '--metrics-bind-address=127.0.0.1:0'] }),
+  });
   const setting = async (release: string, key: string) =>
     (await f.kube.core.readNamespacedConfigMap({ name: `${release}-settings`, namespace: f.ns })).data?.[key];
   const putSecret = async (name: string, stringData: Record<string, string>) => {
@@ -69,8 +75,15 @@ describe('values-from', () => {
 
   it('runs no helm when a referenced object changes but the merged values do not', async () => {
     const before = helmCalls();
+    const from = logMark(f.op);
     await putSecret('db', { password: ROTATED, unused: 'another key' });
-    await new Promise((resolve) => setTimeout(resolve, 2_000)); // the reconcile it triggers finds nothing to do
+    // The reconcile it triggers finds nothing to do: wait until the operator logged it queued and finished.
+    await reconciledAfter(f.op, {
+      controller: controllerOf(f.kind),
+      key: `${f.ns}/app`,
+      from,
+      matching: (l) => l.msg === 'Values-from reference changed: reconcile',
+    });
     expect(helmCalls()).toEqual(before);
     expect(await releaseRevisions(f.kube, f.ns, 'app')).toEqual(['1:superseded', '2:deployed']);
   });
