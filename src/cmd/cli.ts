@@ -12,6 +12,7 @@ import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { checkHelmVersion, createHelmCli } from '../helm/cli.js';
 import { HelmVersionError } from '../helm/errors.js';
+import { chain } from '../helm/middleware.js';
 import { stopRunningProcesses } from '../helm/process.js';
 import { createKubeClient } from '../kube/client.js';
 import { Manager } from '../manager/manager.js';
@@ -23,7 +24,7 @@ import { createMetricsAuthorizer } from '../server/metrics-auth.js';
 import { servingCertificate } from '../server/selfsigned.js';
 import { VERSION } from '../version.js';
 import { parseRunFlags, RUN_USAGE } from './flags.js';
-import { HelmRuns, metricAndDebugLog, timedHelm } from './helm-metrics.js';
+import { HelmRuns, helmMetrics, metricAndDebugLog } from './helm-metrics.js';
 import { leaseTarget } from './leader.js';
 import { watchNamespaces } from './namespaces.js';
 import { ownShard } from './shard-flags.js';
@@ -139,7 +140,7 @@ async function run(argv: readonly string[]): Promise<number> {
       openApiValidation: opts.helmOpenApiValidation,
     };
     // Probe helm once: its major version is an input of the client that runs the releases.
-    const probe = timedHelm(createHelmCli(helmBase), observeHelm);
+    const probe = chain(createHelmCli(helmBase), [helmMetrics(observeHelm)]);
     const probeSignal = AbortSignal.timeout(30_000);
     const helmVersion = await probe.version({ signal: probeSignal }).catch((err: unknown) => {
       if (!probeSignal.aborted) throw err;
@@ -151,7 +152,7 @@ async function run(argv: readonly string[]): Promise<number> {
     checkHelmVersion(helmVersion);
     const runs = new HelmRuns();
     metrics.helmStillRunning(() => runs.stillRunning());
-    const helm = timedHelm(createHelmCli({ ...helmBase, postRenderer, major: helmVersion.major }), observeHelm, runs);
+    const helm = createHelmCli({ ...helmBase, postRenderer, major: helmVersion.major });
     logger.info({ helm: helmVersion.version, binary: opts.helmBinary }, 'Found helm');
 
     const conn = kube.describe();
@@ -180,6 +181,7 @@ async function run(argv: readonly string[]): Promise<number> {
         maxConcurrentReconciles: opts.maxConcurrentReconciles,
         kube: kube.client,
         helm,
+        helmMiddlewares: [helmMetrics(observeHelm, runs)],
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,
         chartRollout: opts.chartRollout,

@@ -1,15 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeHelm, HELM_V3 } from '../../test/fakes/helm.js';
 import { recordingLogger } from '../../test/fakes/logger.js';
-import { HelmRuns, metricAndDebugLog, timedHelm } from './helm-metrics.js';
+import { chain } from '../helm/middleware.js';
+import { HelmRuns, helmMetrics, metricAndDebugLog } from './helm-metrics.js';
 
 const signal = new AbortController().signal;
 
-describe('timedHelm', () => {
+describe('helmMetrics', () => {
   it('times each call by action and result, and rethrows what helm threw', async () => {
     const helm = new FakeHelm().on('version', () => HELM_V3).failNext('uninstall', new Error('boom'));
     const seen: string[] = [];
-    const timed = timedHelm(helm, (action, result) => seen.push(`${action} ${result}`));
+    const timed = chain(helm, [helmMetrics((action, result) => seen.push(`${action} ${result}`))]);
     await timed.version({ signal });
     await expect(timed.uninstall({ release: 'web', namespace: 'apps', signal })).rejects.toThrow('boom');
     expect(seen).toEqual(['version success', 'uninstall error']);
@@ -30,7 +31,7 @@ describe('HelmRuns', () => {
       .on('version', () => HELM_V3)
       .on('install', () => new Promise((resolve) => (finish = () => resolve({} as never))))
       .on('uninstall', () => undefined);
-    const timed = timedHelm(helm, () => undefined, runs);
+    const timed = chain(helm, [helmMetrics(() => undefined, runs)]);
     const install = timed.install({
       release: 'web',
       namespace: 'apps',

@@ -1,9 +1,9 @@
-// Decorates a HelmClient so that every call is timed into helm_operator_helm_exec_duration_seconds{action,result},
+// The helm metrics middleware: every call is timed into helm_operator_helm_exec_duration_seconds{action,result},
 // and the release commands still running past their HelmStillRunning threshold can be counted at each scrape
-// (helm_operator_helm_still_running{action}). Called by the CLI (cli.ts) around the real helm adapter; it never
-// changes arguments, results or errors.
+// (helm_operator_helm_still_running{action}). Called by the CLI (cli.ts), which hands it to the process-wide chain;
+// it never changes arguments, results or errors.
 import type { Logger } from '../core/logger.js';
-import type { HelmClient } from '../helm/cli.js';
+import type { HelmMiddleware } from '../helm/middleware.js';
 import { DEFAULT_HELM_TIMEOUT_MS, stillRunningAfterMs } from '../helm/timeout.js';
 import type { HelmAction } from '../observability/metrics.js';
 
@@ -39,26 +39,23 @@ export class HelmRuns {
   }
 }
 
-export function timedHelm(helm: HelmClient, observe: HelmObserver, runs?: HelmRuns): HelmClient {
-  const time = async <T>(action: HelmAction, call: () => Promise<T>, timeoutMs?: number): Promise<T> => {
-    const started = performance.now();
-    const end = action === 'version' ? undefined : runs?.start(action, timeoutMs);
-    try {
-      const out = await call();
-      observe(action, 'success', (performance.now() - started) / 1000);
-      return out;
-    } catch (err) {
-      observe(action, 'error', (performance.now() - started) / 1000);
-      throw err;
-    } finally {
-      end?.();
-    }
-  };
+/** Times each call into `observe`, and counts the release commands running now into `runs`. */
+export function helmMetrics(observe: HelmObserver, runs?: HelmRuns): HelmMiddleware {
   return {
-    version: (call) => time('version', () => helm.version(call)),
-    install: (params) => time('install', () => helm.install(params), params.timeoutMs),
-    upgrade: (params) => time('upgrade', () => helm.upgrade(params), params.timeoutMs),
-    uninstall: (params) => time('uninstall', () => helm.uninstall(params), params.timeoutMs),
-    rollback: (params) => time('rollback', () => helm.rollback(params), params.timeoutMs),
+    name: 'metrics',
+    async around(action, params, next) {
+      const started = performance.now();
+      const end = action === 'version' ? undefined : runs?.start(action, params.timeoutMs);
+      try {
+        const out = await next(params);
+        observe(action, 'success', (performance.now() - started) / 1000);
+        return out;
+      } catch (err) {
+        observe(action, 'error', (performance.now() - started) / 1000);
+        throw err;
+      } finally {
+        end?.();
+      }
+    },
   };
 }

@@ -13,14 +13,15 @@ import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { DependentWatcher } from '../dependents/watcher.js';
 import type { HelmClient } from '../helm/cli.js';
+import type { HelmMiddleware } from '../helm/middleware.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { ChartRolloutGate } from '../reconciler/chart-rollout.js';
 import type { OutsideObjectMemo } from '../reconciler/orphans.js';
-import { observingHelm } from '../reconciler/release-records.js';
 import type { StatusManifestMode } from '../reconciler/types.js';
 import { runGroup } from './group.js';
+import { processHelm } from './process-helm.js';
 import { watchReconciler } from './reconciler.js';
 import { releaseInformers } from './release-informers.js';
 import { type ShardOwnership, shardGate } from './shard-gate.js';
@@ -33,7 +34,10 @@ export interface OperatorOptions {
   readonly reconcilePeriodMs: number;
   readonly maxConcurrentReconciles: number;
   readonly kube: KubeClient;
+  /** The real helm adapter; the operator puts the process-wide middlewares around it (process-helm.ts). */
   readonly helm: HelmClient;
+  /** Middlewares of the CLI's (the helm metrics), inside the release-record observer. @default none */
+  readonly helmMiddlewares?: readonly HelmMiddleware[];
   readonly clock: Clock;
   readonly logger: Logger;
   /** Mask values in OverrideValuesInUse events (--suppress-override-values). */
@@ -84,7 +88,11 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
   if (watcher) o.onDependentWatcher?.(watcher);
   // Release history from a metadata-only cache of Helm's records, trusted once it shows what our own helm did.
   const records = releaseInformers({ kube: o.kube, namespaces: o.namespaces, clock: o.clock, logger: o.logger });
-  const helm = observingHelm(o.helm, records.reader);
+  const helm = processHelm({
+    helm: o.helm,
+    records: records.reader,
+    ...(o.helmMiddlewares ? { middlewares: o.helmMiddlewares } : {}),
+  });
   // Reconciles the CRs whose values-from ConfigMaps and Secrets change (watches only the referenced ones).
   const valuesFrom = new ValuesFromWatch({ kube: o.kube, clock: o.clock, logger: o.logger, signal });
   for (const watch of o.watches) {

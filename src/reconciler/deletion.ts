@@ -12,8 +12,8 @@ import { failureMessage } from './classify.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { type OutsideObjectMemo, outsideObjectsOrNone } from './orphans.js';
+import { reconcileHelm } from './reconcile-helm.js';
 import { retryAfterFailure } from './retry.js';
-import { releaseHelm } from './slow-helm.js';
 import { failedStatus, uninstalledStatus } from './status.js';
 import { manifestToWaitFor } from './status-manifest.js';
 import type { CustomResource, HelmAppStatus, Outcome, StoredRelease } from './types.js';
@@ -144,7 +144,7 @@ export class ReleaseDeletion {
     const { cr, options, log, signal } = r;
     const [release, namespace] = [cr.metadata.name, cr.metadata.namespace ?? ''];
     // The CR's --timeout (uninstall hooks wait too); a slow uninstall shows as an event and Reconciling.
-    const helm = releaseHelm({ ...this.#o, cr, timeoutMs: options.helmTimeoutMs, updater, log, signal });
+    const helm = reconcileHelm({ ...this.#o, cr, timeoutMs: options.helmTimeoutMs, updater, log, signal });
     try {
       await whileInFlight(this.#o.inFlight, key, () =>
         helm.uninstall({ release, namespace, disableHooks: options.uninstallDisableHooks, signal }),

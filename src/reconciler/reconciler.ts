@@ -24,16 +24,16 @@ import type { HelmReconcilerOptions } from './options.js';
 import { OutsideObjectMemo } from './orphans.js';
 import { noteResumed, pausedAnnotation, reconcilePaused, resumedStatus } from './pause.js';
 import { periodicRequeue } from './period.js';
+import { reconcileHelm } from './reconcile-helm.js';
 import { actionFailure } from './remediation-error.js';
 import { awaitsManualAction, forceHandled, pendingRequests, reconcileHandled, withHandled } from './requests.js';
 import { retryAfterFailure } from './retry.js';
-import { releaseHelm } from './slow-helm.js';
 import { deployedStatus, failedStatus, startingStatus, withoutFailures, withReadiness } from './status.js';
 import { StatusReleaseMemo } from './status-manifest.js';
 import type { CustomResource, HelmAppStatus, Outcome, StoredRelease } from './types.js';
 import { StatusUpdater } from './updater.js';
 import { validateCustomResource } from './validate.js';
-import { type ChartInputs, chartValues, hideSecrets, valuesFromFailure, withSecrets } from './values-from.js';
+import { type ChartInputs, chartValues, hideSecrets, valuesFromFailure } from './values-from.js';
 
 /** Version of what the post-renderer does to objects: a change re-renders every release once. */
 export const OWNERSHIP_RENDER = 'ownership/v1';
@@ -216,10 +216,15 @@ export class HelmReconciler {
       ...(this.#o.postRenderArgs ? { postRenderArgs: this.#o.postRenderArgs(a.cr) } : {}),
       options: a.options,
       // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
-      helm: withSecrets(
-        releaseHelm({ ...this.#o, cr, timeoutMs: a.options.helmTimeoutMs, updater, log, signal }),
-        a.chart.secrets,
-      ),
+      helm: reconcileHelm({
+        ...this.#o,
+        cr,
+        timeoutMs: a.options.helmTimeoutMs,
+        updater,
+        log,
+        signal,
+        secrets: a.chart.secrets,
+      }),
       releases: this.#o.releases,
       log: a.log,
       note: (type, reason, message) => this.#o.events.event(a.cr, type, reason, message),

@@ -1,12 +1,13 @@
 import { Buffer } from 'node:buffer';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { chain } from '../helm/middleware.js';
 import { releaseFromSecret } from '../helm/release.js';
 import type { AppliedRelease, HelmClient } from '../helm/types.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import { ReleaseCache } from './release-cache.js';
-import { CachedReleaseReader, observingHelm } from './release-records.js';
+import { CachedReleaseReader, recordObserver } from './release-records.js';
 import type { StoredRelease } from './types.js';
 
 const signal = new AbortController().signal;
@@ -96,12 +97,12 @@ describe('CachedReleaseReader', () => {
 
   it('does not trust a cache that lags behind what our own helm just did, and LISTs instead', async () => {
     const w = world([secret(1, 'pending-install', '10')]);
-    const helm = observingHelm(
+    const helm = chain(
       {
         install: async () =>
           ({ name: 'web', namespace: 'apps', version: 1, info: { status: 'deployed' } }) as AppliedRelease,
       } as unknown as HelmClient,
-      w.reader,
+      [recordObserver(w.reader)],
     );
     await helm.install({ release: 'web', namespace: 'apps', chart: 'c', values: {}, signal } as never);
     w.state.server = [secret(1, 'deployed', '11')]; // the API server has it; the watch has not delivered it yet
@@ -114,14 +115,14 @@ describe('CachedReleaseReader', () => {
 
   it('after a failed helm call, or an uninstall the cache still shows, reads with a LIST', async () => {
     const w = world([secret(1, 'deployed', '10')]);
-    const failing = observingHelm(
+    const failing = chain(
       {
         upgrade: async () => {
           throw new Error('helm failed');
         },
         uninstall: async () => {},
       } as unknown as HelmClient,
-      w.reader,
+      [recordObserver(w.reader)],
     );
     await expect(failing.upgrade({ release: 'web', namespace: 'apps' } as never)).rejects.toThrow('helm failed');
     await w.versions();

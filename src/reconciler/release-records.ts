@@ -4,8 +4,9 @@
 // (observingHelm); a cached view older than that (the watch lagging our own write), an unsynced cache or an unknown
 // outcome falls back to the authoritative LIST of ports.ts. Built by the manager; never caches Secret data.
 
+import type { HelmMiddleware } from '../helm/middleware.js';
 import { releaseFromSecret } from '../helm/release.js';
-import type { AppliedRelease, HelmClient, Release } from '../helm/types.js';
+import type { AppliedRelease, Release } from '../helm/types.js';
 import { unlessNotFound } from '../kube/errors.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
 import { SECRETS } from './ports.js';
@@ -127,54 +128,25 @@ function newest(releases: readonly { version: number; info: { status: string } }
 }
 
 /**
- * A helm client that tells the reader what each mutating call did to its release, so the next read trusts the
- * cache only once the cache shows it. Built by the manager around the helm client it gives the reconciler.
+ * The middleware that tells the reader what each mutating helm call did to its release, so the next read trusts the
+ * cache only once the cache shows it. Part of the process-wide chain (manager/process-helm.ts).
  */
-export function observingHelm(helm: HelmClient, reader: Pick<CachedReleaseReader, 'observe'>): HelmClient {
-  const watch = async <T>(
-    ns: string,
-    release: string,
-    run: () => Promise<T>,
-    done: (r: T) => Known | AppliedRelease,
-  ) => {
-    try {
-      const result = await run();
-      reader.observe(ns, release, done(result));
-      return result;
-    } catch (err) {
-      reader.observe(ns, release, 'unknown');
-      throw err;
-    }
-  };
+export function recordObserver(reader: Pick<CachedReleaseReader, 'observe'>): HelmMiddleware {
   return {
-    version: (call) => helm.version(call),
-    install: (p) =>
-      watch(
-        p.namespace,
-        p.release,
-        () => helm.install(p),
-        (r) => r,
-      ),
-    upgrade: (p) =>
-      watch(
-        p.namespace,
-        p.release,
-        () => helm.upgrade(p),
-        (r) => r,
-      ),
-    rollback: (p) =>
-      watch(
-        p.namespace,
-        p.release,
-        () => helm.rollback(p),
-        () => 'unknown',
-      ),
-    uninstall: (p) =>
-      watch(
-        p.namespace,
-        p.release,
-        () => helm.uninstall(p),
-        () => 'gone',
-      ),
+    name: 'release records',
+    async around(command, params, next) {
+      const { namespace, release } = params;
+      if (command === 'version' || namespace === undefined || release === undefined) return next(params);
+      try {
+        const result = await next(params);
+        const known: Known | AppliedRelease =
+          command === 'uninstall' ? 'gone' : command === 'rollback' ? 'unknown' : (result as AppliedRelease);
+        reader.observe(namespace, release, known);
+        return result;
+      } catch (err) {
+        reader.observe(namespace, release, 'unknown');
+        throw err;
+      }
+    },
   };
 }

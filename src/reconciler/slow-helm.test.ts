@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeHelm, HELM_V3 } from '../../test/fakes/helm.js';
 import { flush } from '../../test/support/flush.js';
-import { type StillRunning, stillRunningMessage, timedReleaseHelm } from './slow-helm.js';
+import { chain } from '../helm/middleware.js';
+import { type StillRunning, slowHelmNotice, stillRunningMessage } from './slow-helm.js';
 
 const signal = new AbortController().signal;
 const ref = { release: 'web', namespace: 'apps', signal };
@@ -19,7 +20,7 @@ function world(timeoutMs = 20_000) {
   let onStillRunning = async (run: StillRunning) => {
     notices.push(run);
   };
-  const timed = timedReleaseHelm({ helm, timeoutMs, clock, onStillRunning: (run) => onStillRunning(run) });
+  const timed = chain(helm, [slowHelmNotice({ timeoutMs, clock, onStillRunning: (run) => onStillRunning(run) })]);
   return {
     clock,
     helm,
@@ -32,7 +33,7 @@ function world(timeoutMs = 20_000) {
   };
 }
 
-describe('timedReleaseHelm', () => {
+describe('slowHelmNotice', () => {
   it("gives every release command the CR's timeout, unless the call sets its own", async () => {
     const w = world(20_000);
     await w.timed.rollback({ ...ref, revision: 1 });

@@ -1,12 +1,13 @@
-// The helm client of one CR's reconcile: every install, upgrade, uninstall and rollback gets the CR's helm
+// The slow-helm middleware of one CR's reconcile: every install, upgrade, uninstall and rollback gets the CR's helm
 // `--timeout`, and a run still going after stillRunningAfterMs(timeout) is made visible once per run: a Normal
 // HelmStillRunning event, Reconciling=True/HelmStillRunning in the status and a log line. Built per reconcile by
-// HelmReconciler and the deletion flow. A notice never fails a helm call; the call waits for its status write only.
+// reconcile-helm.ts. A notice never fails a helm call; the call waits for its status write only.
 import { formatDuration } from '../config/duration.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/cli.js';
+import type { HelmMiddleware } from '../helm/middleware.js';
 import { stillRunningAfterMs } from '../helm/timeout.js';
 import { stillRunningStatus } from './status.js';
 import type { CustomResource, EventSink } from './types.js';
@@ -32,8 +33,7 @@ export function stillRunningMessage(r: StillRunning): string {
   );
 }
 
-export interface TimedHelmOptions {
-  readonly helm: HelmClient;
+export interface SlowHelmOptions {
   /** helm's `--timeout` for every run that does not set its own. */
   readonly timeoutMs: number;
   readonly clock: Clock;
@@ -41,34 +41,27 @@ export interface TimedHelmOptions {
   readonly onStillRunning: (run: StillRunning) => Promise<void>;
 }
 
-/** `helm` with `timeoutMs` on every release command, reporting each run that outlives its threshold. */
-export function timedReleaseHelm(o: TimedHelmOptions): HelmClient {
-  const run = async <T>(
-    action: StillRunning['action'],
-    p: { release: string; timeoutMs?: number },
-    call: () => Promise<T>,
-  ) => {
-    const timeoutMs = p.timeoutMs ?? o.timeoutMs;
-    const started = o.clock.now();
-    let notice: Promise<void> | undefined;
-    const cancel = o.clock.setTimer(stillRunningAfterMs(timeoutMs), () => {
-      const elapsedMs = o.clock.now() - started;
-      notice = o.onStillRunning({ action, release: p.release, elapsedMs, timeoutMs }).catch(() => undefined);
-    });
-    try {
-      return await call();
-    } finally {
-      cancel();
-      await notice; // its status write must land before the reconcile writes the outcome
-    }
-  };
-  const t = { timeoutMs: o.timeoutMs };
+/** The middleware that gives every release command `timeoutMs` and reports each run that outlives its threshold. */
+export function slowHelmNotice(o: SlowHelmOptions): HelmMiddleware {
   return {
-    version: (call) => o.helm.version(call),
-    install: (p) => run('install', p, () => o.helm.install({ ...t, ...p })),
-    upgrade: (p) => run('upgrade', p, () => o.helm.upgrade({ ...t, ...p })),
-    uninstall: (p) => run('uninstall', p, () => o.helm.uninstall({ ...t, ...p })),
-    rollback: (p) => run('rollback', p, () => o.helm.rollback({ ...t, ...p })),
+    name: 'slow helm',
+    async around(action, params, next) {
+      if (action === 'version' || params.release === undefined) return next(params);
+      const timeoutMs = params.timeoutMs ?? o.timeoutMs;
+      const release = params.release;
+      const started = o.clock.now();
+      let notice: Promise<void> | undefined;
+      const cancel = o.clock.setTimer(stillRunningAfterMs(timeoutMs), () => {
+        const elapsedMs = o.clock.now() - started;
+        notice = o.onStillRunning({ action, release, elapsedMs, timeoutMs }).catch(() => undefined);
+      });
+      try {
+        return await next({ timeoutMs: o.timeoutMs, ...params });
+      } finally {
+        cancel();
+        await notice; // its status write must land before the reconcile writes the outcome
+      }
+    },
   };
 }
 
@@ -84,10 +77,9 @@ export interface ReleaseHelmOptions {
   readonly signal: AbortSignal;
 }
 
-/** The CR's helm for one reconcile: its timeout on every run; a slow run is reported on the CR (event, status). */
-export function releaseHelm(o: ReleaseHelmOptions): HelmClient {
-  return timedReleaseHelm({
-    helm: o.helm,
+/** The CR's slow-helm middleware: its timeout on every run; a slow run is reported on the CR (event, status). */
+export function crSlowHelm(o: Omit<ReleaseHelmOptions, 'helm'>): HelmMiddleware {
+  return slowHelmNotice({
     timeoutMs: o.timeoutMs,
     clock: o.clock,
     async onStillRunning(run) {

@@ -1,15 +1,17 @@
 // chartValues: references below the spec below the overrides, each object read once per reconcile through the API
 // (NotFound is "none", Forbidden says which RBAC to grant); valuesFromFailure: terminal for a malformed annotation,
-// retried after the release backoff otherwise; withSecrets/hideSecrets keep Secret values out of helm's words.
+// retried after the release backoff otherwise; secretsHidden/hideSecrets keep Secret values out of helm's words.
+
 import { describe, expect, it } from 'vitest';
 import { configMaps, FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { ValuesFromError } from '../config/values-from.js';
 import { RetryLaterError, TerminalError } from '../core/errors.js';
 import type { HelmClient, InstallParams } from '../helm/cli.js';
+import { chain } from '../helm/middleware.js';
 import { ForbiddenError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import type { CustomResource } from './types.js';
-import { chartValues, hideSecrets, referenceReader, valuesFromFailure, withSecrets } from './values-from.js';
+import { chartValues, hideSecrets, referenceReader, secretsHidden, valuesFromFailure } from './values-from.js';
 
 const ANNOTATION = 'helm.sdk.operatorframework.io/values-from';
 const signal = new AbortController().signal;
@@ -167,7 +169,7 @@ describe('valuesFromFailure', () => {
   });
 });
 
-describe('withSecrets', () => {
+describe('secretsHidden', () => {
   it('adds the strings to hide to every release command, and leaves helm alone when there are none', async () => {
     const seen: (readonly string[] | undefined)[] = [];
     const helm = {
@@ -183,8 +185,11 @@ describe('withSecrets', () => {
       uninstall: async (p) => void seen.push(p.secrets),
       rollback: async (p) => void seen.push(p.secrets),
     } satisfies HelmClient;
-    expect(withSecrets(helm, [])).toBe(helm);
-    const wrapped = withSecrets(helm, ['pw']);
+    const plain = chain(helm, [secretsHidden([])]);
+    await plain.uninstall({ release: 'web', namespace: 'apps', signal });
+    expect(seen).toEqual([undefined]);
+    seen.length = 0;
+    const wrapped = chain(helm, [secretsHidden(['pw'])]);
     const release = { release: 'web', namespace: 'apps', signal };
     await wrapped.install({ ...release, chart: 'c', values: {}, secrets: ['own'] });
     await wrapped.upgrade({ ...release, chart: 'c', values: {} });

@@ -6,7 +6,7 @@ import { deepMerge } from '../config/overrides.js';
 import { parseValuesFrom, type ReferenceKind, VALUES_FROM_ANNOTATION, ValuesFromError } from '../config/values-from.js';
 import { type FetchedReference, referencedValues } from '../config/values-from-data.js';
 import { TerminalError } from '../core/errors.js';
-import type { HelmClient } from '../helm/cli.js';
+import type { HelmMiddleware } from '../helm/middleware.js';
 import { redact, secretsOf } from '../helm/redact.js';
 import { ForbiddenError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
@@ -125,15 +125,14 @@ export function valuesFromFailure(
   return retryAfterFailure({ key: o.key, message: err.message, cause: err, failures: o.failures, ...backoff });
 }
 
-/** `helm`, with `secrets` hidden from the output of every release command (nothing to hide: `helm` itself). */
-export function withSecrets(helm: HelmClient, secrets: readonly string[]): HelmClient {
-  if (secrets.length === 0) return helm;
+/** The middleware that hides `secrets` from the output of every release command (nothing to hide: it passes). */
+export function secretsHidden(secrets: readonly string[]): HelmMiddleware {
   return {
-    version: (p) => helm.version(p),
-    install: (p) => helm.install({ ...p, secrets: [...(p.secrets ?? []), ...secrets] }),
-    upgrade: (p) => helm.upgrade({ ...p, secrets: [...(p.secrets ?? []), ...secrets] }),
-    uninstall: (p) => helm.uninstall({ ...p, secrets: [...(p.secrets ?? []), ...secrets] }),
-    rollback: (p) => helm.rollback({ ...p, secrets: [...(p.secrets ?? []), ...secrets] }),
+    name: 'secrets',
+    around(command, params, next) {
+      if (command === 'version' || secrets.length === 0) return next(params);
+      return next({ ...params, secrets: [...(params.secrets ?? []), ...secrets] });
+    },
   };
 }
 
