@@ -1,7 +1,7 @@
 // Helm's release records from a metadata-only informer on the watched namespaces' Secrets labelled owner=helm, so a
 // reconcile lists nothing: it reads the records' labels from the cache and GETs a record's payload only when its
 // resourceVersion is new to release-cache.ts. What this operator's own helm last did to a release is remembered
-// (observingHelm); a cached view older than that (the watch lagging our own write), an unsynced cache or an unknown
+// (recordObserver, a helm middleware); a cached view older than that (the watch lagging our own write), an unsynced cache or an unknown
 // outcome falls back to the authoritative LIST of ports.ts. Built by the manager; never caches Secret data.
 
 import type { HelmMiddleware } from '../helm/middleware.js';
