@@ -1,9 +1,9 @@
 // Helm's release records from a metadata-only informer on the watched namespaces' Secrets labelled owner=helm, so a
 // reconcile lists nothing: it reads the records' labels from the cache and GETs a record's payload only when its
 // resourceVersion is new to release-cache.ts. What this operator's own helm last did to a release is remembered
-// (recordObserver, a helm middleware); a cached view older than that (the watch lagging our own write), an unsynced cache or an unknown
-// outcome falls back to the authoritative LIST of ports.ts. Built by the manager; never caches Secret data.
-
+// (recordObserver, a helm middleware); a cached view older than that (the watch lagging our own write), an unsynced
+// cache or an unknown outcome falls back to the authoritative LIST of ports.ts. Built by the manager; never caches
+// Secret data.
 import type { HelmMiddleware } from '../helm/middleware.js';
 import { releaseFromSecret } from '../helm/release.js';
 import type { AppliedRelease, Release } from '../helm/types.js';
