@@ -23,7 +23,11 @@ describe('chain', () => {
   it('runs the middlewares around every call, the first outermost, each passing its parameters on', async () => {
     const seen: string[] = [];
     let names: readonly string[] | undefined;
-    const helm = new FakeHelm().on('version', () => HELM_V3).on('uninstall', (p) => void (names = p.names));
+    const helm = new FakeHelm()
+      .on('version', () => HELM_V3)
+      .on('uninstall', (p) => {
+        names = p.names;
+      });
     const chained = chain(helm, [spy('outer', seen), spy('inner', seen)]);
     await chained.uninstall({ release: 'web', namespace: 'apps', signal });
     expect(seen).toEqual(['outer uninstall', 'inner uninstall', 'inner done', 'outer done']);

@@ -38,7 +38,9 @@ describe('the helm middleware orders', () => {
 
   it("hands the adapter a reconcile's call with the secrets and the CR timeout, after the metrics timed it", async () => {
     let received: { secrets?: readonly string[]; timeoutMs?: number } | undefined;
-    const adapter = new FakeHelm().on('uninstall', (p) => void (received = p));
+    const adapter = new FakeHelm().on('uninstall', (p) => {
+      received = p;
+    });
     const timed: string[] = [];
     const process = processHelm({
       helm: adapter,
