@@ -12,7 +12,7 @@ import {
   KubeConfig,
   RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
-import { inject } from 'vitest';
+import { expect, inject, vi } from 'vitest';
 
 export interface TestKube {
   readonly kubeconfig: string;
@@ -75,4 +75,27 @@ export async function createTestNamespace(kube: TestKube, prefix: string): Promi
       }
     },
   ];
+}
+
+/**
+ * Waits until a deployment controller, if the cluster runs one, is done with a Deployment's status and so with its
+ * resourceVersion: `replicas` pods counted, and ready and available too when the cluster has `nodes` to run them.
+ */
+export async function deploymentSettled(
+  kube: TestKube,
+  at: { readonly namespace: string; readonly name: string },
+  replicas: number,
+  nodes: number,
+): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const d = await kube.apps.readNamespacedDeployment(at);
+      expect(d.spec?.replicas).toBe(replicas);
+      if (d.status?.observedGeneration === undefined) return;
+      expect(d.status.observedGeneration).toBe(d.metadata?.generation);
+      expect([d.status.replicas, d.status.updatedReplicas]).toEqual([replicas, replicas]);
+      if (nodes > 0) expect([d.status.readyReplicas, d.status.availableReplicas]).toEqual([replicas, replicas]);
+    },
+    { timeout: 60_000, interval: 250 },
+  );
 }

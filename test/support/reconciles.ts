@@ -105,3 +105,17 @@ export async function reconciledAfter(op: OperatorProcess, o: ReconciledOptions)
   }, POLL);
   await controllerIdle(op, o.controller);
 }
+
+/** How many reconciles of the CR `key` ("<namespace>/<name>") the operator has finished so far. */
+export function reconcilesOf(op: OperatorProcess, key: string): number {
+  return logLines(op).filter((l) => l.key === key && l.msg === 'Reconciled').length;
+}
+
+/** Waits until the operator has finished at least `n` more reconciles of `key` (each within a period, plus a minute). */
+export async function idleFor(op: OperatorProcess, key: string, n: number, periodMs: number): Promise<void> {
+  const from = reconcilesOf(op, key);
+  await vi.waitFor(() => expect(reconcilesOf(op, key)).toBeGreaterThanOrEqual(from + n), {
+    timeout: n * periodMs + 60_000,
+    interval: 250,
+  });
+}

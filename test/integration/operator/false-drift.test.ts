@@ -2,9 +2,10 @@
 // blocks and empty nodePorts (as published charts do) stays untouched through idle periodic reconciles (no
 // DriftCorrected event, no write), while a real change to its objects is still put back.
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { isNotFound, type TestKube } from '../../support/kube.js';
+import { deploymentSettled, isNotFound, type TestKube } from '../../support/kube.js';
 import { type crClient, type OperatorProcess, ROOT } from '../../support/operator.js';
 import { useOperatorFixture } from '../../support/operator-fixture.js';
+import { idleFor } from '../../support/reconciles.js';
 
 const CHART = `${ROOT}/test/fixtures/charts/false-drift`;
 const PERIOD_S = 2;
@@ -57,29 +58,8 @@ describe.each(helms)('the operator with %s, for a chart that renders values the 
       .split('\n')
       .filter((l) => l.includes(`"msg":"${msg}"`));
   /** How many reconciles of the CR the operator has finished so far. */
-  const reconciles = () => logLines('Reconciled').filter((l) => l.includes(`"key":"${ns}/${name}"`)).length;
-  /**
-   * Waits until a deployment controller, if the cluster runs one, is done with the Deployment's status and so with
-   * its resourceVersion: `replicas` pods counted, and available too when the cluster has nodes to run them.
-   */
-  const deploymentSettled = async (replicas: number) => {
-    await vi.waitFor(async () => {
-      const d = await kube.apps.readNamespacedDeployment({ name: obj, namespace: ns });
-      expect(d.spec?.replicas).toBe(replicas);
-      if (d.status?.observedGeneration === undefined) return;
-      expect(d.status.observedGeneration).toBe(d.metadata?.generation);
-      expect([d.status.replicas, d.status.updatedReplicas]).toEqual([replicas, replicas]);
-      if (nodes > 0) expect([d.status.readyReplicas, d.status.availableReplicas]).toEqual([replicas, replicas]);
-    }, POLL);
-  };
-  /** Waits until the operator has finished at least `n` more reconciles of the CR. */
-  const idleFor = async (n: number) => {
-    const from = reconciles();
-    await vi.waitFor(() => expect(reconciles()).toBeGreaterThanOrEqual(from + n), {
-      timeout: n * PERIOD_S * 1000 + 60_000,
-      interval: 250,
-    });
-  };
+  const settled = (replicas: number) => deploymentSettled(kube, { namespace: ns, name: obj }, replicas, nodes);
+  const idle = (n: number) => idleFor(op, `${ns}/${name}`, n, PERIOD_S * 1000);
 
   const f = useOperatorFixture({
     kinds: [{ kind: 'Edge', chart: CHART }],
@@ -99,14 +79,14 @@ describe.each(helms)('the operator with %s, for a chart that renders values the 
     });
     await f.create(name, {});
     await vi.waitFor(async () => expect((await crs.condition(name, 'Deployed'))?.status).toBe('True'), POLL);
-    await deploymentSettled(1);
+    await settled(1);
   });
 
   describe('while the CR stays idle for three reconcile periods after Deployed', () => {
     it('reports no drift and writes none of its objects', async () => {
       const before = await versions();
 
-      await idleFor(3);
+      await idle(3);
 
       expect(await driftEvents()).toEqual([]);
       expect(logLines('Drift corrected')).toEqual([]);
@@ -158,12 +138,12 @@ describe.each(helms)('the operator with %s, for a chart that renders values the 
     });
 
     it('then leaves the repaired objects alone: no further correction over three more periods', async () => {
-      await deploymentSettled(1);
+      await settled(1);
       const events = (await driftEvents()).length;
       const corrected = logLines('Drift corrected').length;
       const before = await versions();
 
-      await idleFor(3);
+      await idle(3);
 
       expect((await driftEvents()).length).toBe(events);
       expect(logLines('Drift corrected')).toHaveLength(corrected);

@@ -6,9 +6,10 @@
 // hand), upgrades and uninstalls.
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { isGone, type TestKube } from '../../support/kube.js';
+import { deploymentSettled, isGone, type TestKube } from '../../support/kube.js';
 import { type crClient, type OperatorProcess, ROOT, releaseRevisions } from '../../support/operator.js';
 import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
+import { idleFor } from '../../support/reconciles.js';
 
 const CHART = `${ROOT}/test/fixtures/charts/quirks`;
 const PERIOD_S = 2;
@@ -46,29 +47,8 @@ describe.each(helms)('the operator with %s, for a chart with the YAML and lists 
     }
     return out;
   };
-  const reconciles = () =>
-    op
-      .output()
-      .split('\n')
-      .filter((l) => l.includes('"msg":"Reconciled"') && l.includes(`"key":"${ns}/${name}"`)).length;
-  const idleFor = async (n: number) => {
-    const from = reconciles();
-    await vi.waitFor(() => expect(reconciles()).toBeGreaterThanOrEqual(from + n), {
-      timeout: n * PERIOD_S * 1000 + 60_000,
-      interval: 250,
-    });
-  };
-  /** Waits until a deployment controller, if the cluster runs one, is done with the Deployment's status. */
-  const deploymentSettled = async (replicas: number) => {
-    await vi.waitFor(async () => {
-      const d = await readDeployment();
-      expect(d.spec?.replicas).toBe(replicas);
-      if (d.status?.observedGeneration === undefined) return;
-      expect(d.status.observedGeneration).toBe(d.metadata?.generation);
-      expect([d.status.replicas, d.status.updatedReplicas]).toEqual([replicas, replicas]);
-      if (nodes > 0) expect(d.status.availableReplicas).toBe(replicas);
-    }, POLL);
-  };
+  const settled = (replicas: number) => deploymentSettled(kube, { namespace: ns, name: db }, replicas, nodes);
+  const idle = (n: number) => idleFor(op, `${ns}/${name}`, n, PERIOD_S * 1000);
   const container = async () => (await readDeployment()).spec?.template.spec?.containers[0];
 
   const f = useOperatorFixture({
@@ -82,7 +62,7 @@ describe.each(helms)('the operator with %s, for a chart with the YAML and lists 
     ({ kube, ns, op, crs } = f);
     await f.create(name, {});
     await vi.waitFor(async () => expect((await crs.condition(name, 'Deployed'))?.status).toBe('True'), POLL);
-    await deploymentSettled(1);
+    await settled(1);
   });
 
   it('installs every object as helm reads the YAML: the last of a repeated key, no BOM, CRLF, off and no as false', async () => {
@@ -113,7 +93,7 @@ describe.each(helms)('the operator with %s, for a chart with the YAML and lists 
 
   it('stays idle for three reconcile periods with no drift reported and none of its objects written', async () => {
     const before = await versions();
-    await idleFor(3);
+    await idle(3);
     expect(await driftEvents()).toEqual({ DriftCorrected: [], DriftRepairFailed: [], DriftUnconfirmed: [] });
     expect(await versions()).toEqual(before);
   });
@@ -130,7 +110,7 @@ describe.each(helms)('the operator with %s, for a chart with the YAML and lists 
       expect((await driftEvents()).DriftCorrected).toContainEqual(expect.stringContaining(`Deployment ${ns}/${db}`));
     }, POLL);
     expect((await driftEvents()).DriftRepairFailed).toEqual([]);
-    await deploymentSettled(1);
+    await settled(1);
   });
 
   it('puts back the defaulted imagePullPolicy changed by hand', async () => {
@@ -143,7 +123,7 @@ describe.each(helms)('the operator with %s, for a chart with the YAML and lists 
     await vi.waitFor(async () => expect((await container())?.imagePullPolicy).toBe('IfNotPresent'), POLL);
     expect((await container())?.env?.map((e) => e.name)).toEqual(['PGUSER', 'PGDATA', 'PGUSER']);
     expect((await driftEvents()).DriftRepairFailed).toEqual([]);
-    await deploymentSettled(1);
+    await settled(1);
   });
 
   it('recreates the Deployment deleted by hand, its repeated env name included', async () => {
@@ -158,13 +138,13 @@ describe.each(helms)('the operator with %s, for a chart with the YAML and lists 
       expect.stringContaining(`Recreated Deployment ${ns}/${db}`),
     );
     expect((await driftEvents()).DriftRepairFailed).toEqual([]);
-    await deploymentSettled(1);
+    await settled(1);
   });
 
   it('then stays idle again: no further drift over three more periods', async () => {
     const events = await driftEvents();
     const before = await versions();
-    await idleFor(3);
+    await idle(3);
     expect(await driftEvents()).toEqual(events);
     expect(await versions()).toEqual(before);
   });
