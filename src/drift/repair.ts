@@ -15,7 +15,7 @@ import { DriftConfirmer } from './confirm.js';
 import { rejectsObject } from './rejection.js';
 import { type ObjectWriter, objectWriter, type WriterKube } from './writes.js';
 
-export { DRIFT_FIELD_MANAGER, mergeBody } from './writes.js';
+export { DRIFT_FIELD_MANAGER } from './writes.js';
 
 export interface DriftCorrection {
   readonly action: 'created' | 'patched';

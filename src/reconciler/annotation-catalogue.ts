@@ -59,46 +59,53 @@ function text(name: string, readme: string): AnnotationEntry<string> {
   return { name, origin: 'ours', default: 'none', readme, read: (raw) => ({ value: raw }) };
 }
 
-const RECONCILE_PERIOD = `${ANNOTATION_PREFIX}reconcile-period`;
-const HELM_TIMEOUT = `${ANNOTATION_PREFIX}helm-timeout`;
+/** A duration annotation: `parse` reads it (throwing when invalid); `rule` says what a valid one is, for the warning. */
+function duration(
+  suffix: string,
+  o: { origin: AnnotationEntry<number>['origin']; default: string; parse: (raw: string) => number; rule: string },
+): AnnotationEntry<number> {
+  const name = `${ANNOTATION_PREFIX}${suffix}`;
+  return {
+    name,
+    origin: o.origin,
+    default: o.default,
+    readme: WRITES,
+    read: (raw) => {
+      try {
+        return { value: o.parse(raw) };
+      } catch {
+        return { warning: `annotation ${name}=${JSON.stringify(raw)} is not ${o.rule}; using the default` };
+      }
+    },
+  };
+}
+
+/** A Go duration of zero or more. */
+function nonNegativeDuration(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms < 0) throw new RangeError('negative');
+  return ms;
+}
 
 export const ANNOTATIONS = {
-  reconcilePeriod: {
-    name: RECONCILE_PERIOD,
+  reconcilePeriod: duration('reconcile-period', {
     origin: 'operator-sdk',
     default: "watch's `reconcilePeriod`, then `--reconcile-period`",
-    readme: WRITES,
-    read: (raw: string): Read<number> => {
-      try {
-        const ms = parseDuration(raw);
-        if (ms >= 0) return { value: ms };
-      } catch {
-        // reported below
-      }
-      const why = 'is not a duration (use e.g. "30s" or "5m"); using the default';
-      return { warning: `annotation ${RECONCILE_PERIOD}=${JSON.stringify(raw)} ${why}` };
-    },
-  },
+    parse: nonNegativeDuration,
+    rule: 'a duration (use e.g. "30s" or "5m")',
+  }),
   upgradeForce: bool('upgrade-force', false, 'operator-sdk'),
   rollbackForce: bool('rollback-force', true, 'operator-sdk'),
   uninstallWait: bool('uninstall-wait', false, 'operator-sdk'),
   installDisableHooks: bool('install-disable-hooks', false, 'operator-sdk'),
   upgradeDisableHooks: bool('upgrade-disable-hooks', false, 'operator-sdk'),
   uninstallDisableHooks: bool('uninstall-disable-hooks', false, 'operator-sdk'),
-  helmTimeout: {
-    name: HELM_TIMEOUT,
+  helmTimeout: duration('helm-timeout', {
     origin: 'ours',
     default: "watch's `helmTimeout`, then `5m`",
-    readme: WRITES,
-    read: (raw: string): Read<number> => {
-      try {
-        return { value: parseHelmTimeout(raw) };
-      } catch {
-        const why = 'is not a duration above zero and at most 24h (use e.g. "90s" or "10m"); using the default';
-        return { warning: `annotation ${HELM_TIMEOUT}=${JSON.stringify(raw)} ${why}` };
-      }
-    },
-  },
+    parse: parseHelmTimeout,
+    rule: 'a duration above zero and at most 24h (use e.g. "90s" or "10m")',
+  }),
   valuesFrom: text(VALUES_FROM_ANNOTATION, VALUES_FROM),
   paused: bool('paused', false, 'ours'),
   reconcileRequestedAt: text(`${ANNOTATION_PREFIX}reconcile-requested-at`, WRITES),

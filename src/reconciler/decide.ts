@@ -1,8 +1,11 @@
 // Decides what one reconcile does with helm, operator-sdk style but without a dry-run: install when there is no
 // deployed revision, upgrade when the inputs' fingerprint or the latest revision differ from the deployed one or an
-// upgrade is forced, else nothing; and names the condition reasons of each outcome. Pure; called by HelmReconciler.
+// upgrade is forced, else nothing; and names the condition of each outcome. Pure; called by HelmReconciler.
 import type { HistorySummary } from '../helm/history.js';
+import { conditions } from '../status/condition-catalogue.js';
+import { isRenderError } from './classify.js';
 import { FINGERPRINT_LABEL } from './fingerprint.js';
+import type { FailureCondition } from './status.js';
 import type { StoredRelease } from './types.js';
 
 export type ReleaseAction = 'install' | 'upgrade' | 'none';
@@ -35,4 +38,14 @@ export function successReason(action: ReleaseAction, revision: number): 'Install
 /** The ReleaseFailed reason of a failed helm step (a failed recovery, before any action, counts as an install). */
 export function failureReason(action: ReleaseAction): 'InstallError' | 'UpgradeError' {
   return action === 'upgrade' ? 'UpgradeError' : 'InstallError';
+}
+
+/**
+ * The condition of a failed helm step, as operator-sdk writes it: a chart that does not render is Irreconcilable
+ * once a release is deployed (its dry-run upgrade fails first), and a first install's own failure, render errors
+ * included, is ReleaseFailed/InstallError. `failure` is the action's own error (not its remediation's).
+ */
+export function failedStepCondition(action: ReleaseAction, failure: unknown, message: string): FailureCondition {
+  if (action !== 'install' && isRenderError(failure)) return conditions.irreconcilable(message);
+  return conditions.releaseFailed(failureReason(action), message);
 }

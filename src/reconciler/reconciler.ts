@@ -15,8 +15,8 @@ import { type ReleaseOptions, reconcilePeriod, releaseOptions } from './annotati
 import { ChartDigestMemo } from './chart-digest-memo.js';
 import type { RolloutHold } from './chart-rollout.js';
 import { settleRollout, throughRollout } from './chart-rollout-step.js';
-import { failureMessage, isRenderError } from './classify.js';
-import { decideReleaseAction, failureReason, type ReleaseAction, successReason } from './decide.js';
+import { failureMessage } from './classify.js';
+import { decideReleaseAction, failedStepCondition, type ReleaseAction, successReason } from './decide.js';
 import { ReleaseDeletion } from './deletion.js';
 import { FINGERPRINT_LABEL, fingerprintLabel, releaseFingerprint } from './fingerprint.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
@@ -283,13 +283,8 @@ export class HelmReconciler {
   ): unknown {
     if (a.signal.aborted) return step.err;
     const message = failureMessage(step.err);
-    const now = this.#o.clock.now();
-    // As operator-sdk: a chart that does not render is Irreconcilable once a release is deployed (its dry-run
-    // upgrade fails), and the install's own failure, ReleaseFailed/InstallError, before.
-    const irreconcilable = step.action !== 'install' && isRenderError(actionFailure(step.err));
-    const failed = irreconcilable
-      ? failedStatus(a.base, conditions.irreconcilable(message), now)
-      : failedStatus(a.base, conditions.releaseFailed(failureReason(step.action), message), now);
+    const condition = failedStepCondition(step.action, actionFailure(step.err), message);
+    const failed = failedStatus(a.base, condition, this.#o.clock.now());
     a.updater.setStatus(failed);
     const backoff = this.#o.releaseBackoff ? { backoff: this.#o.releaseBackoff } : {};
     return retryAfterFailure({ key: a.key, message, cause: step.err, failures: failed.failures ?? 1, ...backoff });

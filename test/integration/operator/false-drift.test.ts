@@ -57,7 +57,6 @@ describe.each(helms)('the operator with %s, for a chart that renders values the 
       .output()
       .split('\n')
       .filter((l) => l.includes(`"msg":"${msg}"`));
-  /** How many reconciles of the CR the operator has finished so far. */
   const settled = (replicas: number) => deploymentSettled(kube, { namespace: ns, name: obj }, replicas, nodes);
   const idle = (n: number) => idleFor(op, `${ns}/${name}`, n, PERIOD_S * 1000);
 
