@@ -5,7 +5,7 @@ import { parseDuration } from '../config/duration.js';
 import { ConfigError } from '../core/errors.js';
 import type { KubeRateLimit } from '../kube/client.js';
 import type { LogLevel } from '../observability/logger.js';
-import { STATUS_MANIFEST_MODES, type StatusManifestMode } from '../reconciler/status-manifest.js';
+import { STATUS_MANIFEST_MODES, type StatusManifestMode } from '../reconciler/status/status-manifest.js';
 import { kubeApiRateLimit } from './kube-api-flags.js';
 import { type ChartRolloutFlags, parseChartRolloutFlags } from './rollout-flags.js';
 import { parseShardFlags, type ShardFlags } from './shard-flags.js';

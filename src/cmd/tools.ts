@@ -15,7 +15,7 @@ import { undeploy } from '../deploy/undeploy.js';
 import { createHelmCli } from '../helm/cli.js';
 import { manifestObjects } from '../helm/manifest.js';
 import { createKubeClient } from '../kube/client.js';
-import { releaseReader } from '../reconciler/ports.js';
+import { releaseReader } from '../records/reader.js';
 import { CREATE_API_USAGE, createApi, parseCreateApiArgs } from '../scaffold/api.js';
 import { generateBundle } from '../scaffold/bundle.js';
 import { validateBundle } from '../scaffold/bundle-validate.js';

@@ -8,7 +8,7 @@ import type { HelmClient } from '../helm/cli.js';
 import { summarize } from '../helm/history.js';
 import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import type { ReleaseReader } from '../reconciler/types.js';
+import type { ReleaseReader } from '../records/types.js';
 
 export interface CleanupOptions {
   readonly watches: readonly Pick<Watch, 'group' | 'version' | 'kind'>[];

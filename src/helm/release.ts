@@ -1,6 +1,6 @@
 // Decodes Helm release Secrets (`sh.helm.release.v1.<name>.v<revision>`) into the subset of a release we read, so
 // release history is read without spawning helm. Called by the kube-backed ReleaseReader (`releaseFromSecret`, in
-// reconciler/ports.ts); helm/output.ts reuses `isReleaseStatus`; the reconciler otherwise only imports its types.
+// records/reader.ts); helm/output.ts reuses `isReleaseStatus`; the reconciler otherwise only imports its types.
 // Pure and synchronous; never talks to the cluster and never puts values, config or manifest text in an error.
 import { Buffer } from 'node:buffer';
 import { gunzipSync } from 'node:zlib';

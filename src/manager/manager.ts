@@ -14,7 +14,7 @@ import type { OperatorMetrics } from '../observability/metrics.js';
 import { parseOwnershipArgs } from '../ownership/context.js';
 import { type FifoPostRenderServer, startFifoPostRenderServer } from '../ownership/fifo-server.js';
 import type { PostRenderRequest } from '../ownership/request.js';
-import { OutsideObjectMemo } from '../reconciler/orphans.js';
+import { OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
 import { type HttpServers, type HttpServersOptions, startHttpServers } from '../server/http.js';
 import { runGroup } from './group.js';
 import { type OperatorOptions, runOperator } from './operator.js';

@@ -4,8 +4,8 @@
 // reconcile adds its own middlewares on top (reconciler/reconcile-helm.ts). Pure composition.
 import type { HelmClient } from '../helm/cli.js';
 import { chain, type HelmMiddleware } from '../helm/middleware.js';
-import type { CachedReleaseReader } from '../reconciler/release-records.js';
-import { recordObserver } from '../reconciler/release-records.js';
+import type { CachedReleaseReader } from '../records/cached-reader.js';
+import { recordObserver } from '../records/cached-reader.js';
 
 export interface ProcessHelmOptions {
   /** The real helm adapter. */

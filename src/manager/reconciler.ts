@@ -1,5 +1,5 @@
 // Builds the HelmReconciler of one watches.yaml entry with its real ports: CR access (the informer's copy; writes to
-// the API) and release history (reconciler/ports.ts), the event recorder, drift repair and dependent watches,
+// the API) and release history (records/reader.ts), the event recorder, drift repair and dependent watches,
 // uninstall-wait cleanup, orphan deletion and the ownership post-renderer's arguments. Called by the manager's
 // controller builder only. Never starts anything: the dependent watcher and the helm client are passed in.
 import { chartName, type Watch } from '../config/watches.js';
@@ -13,13 +13,15 @@ import type { HelmClient } from '../helm/cli.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { formatOwnershipArgs } from '../ownership/context.js';
-import type { ChartRolloutGate } from '../reconciler/chart-rollout.js';
-import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/orphans.js';
-import { crAccess, releaseReader } from '../reconciler/ports.js';
+import { crAccess } from '../reconciler/cr-access.js';
+import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
+import { cleanupRelease } from '../reconciler/deletion/uninstall-wait.js';
+import { referenceReader } from '../reconciler/inputs/values-from.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
-import type { CustomResource, ReleaseReader, StatusManifestMode } from '../reconciler/types.js';
-import { cleanupRelease } from '../reconciler/uninstall-wait.js';
-import { referenceReader } from '../reconciler/values-from.js';
+import type { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
+import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
+import { releaseReader } from '../records/reader.js';
+import type { ReleaseReader } from '../records/types.js';
 
 export interface WatchReconcilerOptions {
   readonly watch: Watch;

@@ -1,15 +1,15 @@
 // The release-record cache of the running operator: one metadata-only informer per watched namespace on Secrets
 // labelled owner=helm (only name, namespace, uid, resourceVersion and labels are kept), indexed by release, behind
-// reconciler/release-records.ts' CachedReleaseReader. Built and started by runOperator; never holds Secret data.
+// records/cached-reader.ts' CachedReleaseReader. Built and started by runOperator; never holds Secret data.
 import { Informer } from '../cache/informer.js';
 import { type ListWatch, transformingClient } from '../cache/strip.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
-import { releaseReader, SECRETS } from '../reconciler/ports.js';
-import { ReleaseCache } from '../reconciler/release-cache.js';
-import { CachedReleaseReader, type ReleaseRecordView } from '../reconciler/release-records.js';
+import { ReleaseCache } from '../records/cache.js';
+import { CachedReleaseReader, type ReleaseRecordView } from '../records/cached-reader.js';
+import { releaseReader, SECRETS } from '../records/reader.js';
 
 export interface ReleaseInformersOptions {
   readonly kube: KubeClient;

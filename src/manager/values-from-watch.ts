@@ -11,7 +11,7 @@ import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject, WatchEvent } from '../kube/types.js';
-import { REFERENCE_RESOURCES } from '../reconciler/values-from.js';
+import { REFERENCE_RESOURCES } from '../reconciler/inputs/values-from.js';
 import { ReferenceIndex, type Scope, type ScopeChanges } from './reference-index.js';
 
 export interface ValuesFromWatchOptions {

@@ -5,18 +5,12 @@ import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/cli.js';
-import type { ChartRolloutGate } from './chart-rollout.js';
+import type { ReleaseReader } from '../records/types.js';
 import type { BackoffPolicy } from './classify.js';
-import type { OutsideObjectMemo, OutsideRef } from './orphans.js';
-import type {
-  CrAccess,
-  CustomResource,
-  DependentsPort,
-  EventSink,
-  ReleaseReader,
-  StatusManifestMode,
-} from './types.js';
-import type { ReferenceReader } from './values-from.js';
+import type { OutsideObjectMemo, OutsideRef } from './deletion/orphans.js';
+import type { ReferenceReader } from './inputs/values-from.js';
+import type { ChartRolloutGate } from './rollout/chart-rollout.js';
+import type { CrAccess, CustomResource, DependentsPort, EventSink, StatusManifestMode } from './types.js';
 
 /** Removes the objects of an uninstalled release that still exist; returns those not gone yet. */
 export type Cleanup = (manifest: string, namespace: string, signal: AbortSignal) => Promise<{ remaining: unknown[] }>;

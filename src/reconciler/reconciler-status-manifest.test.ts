@@ -5,7 +5,7 @@ import { FakeHelm, HELM_V3, ReleaseHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import { HelmReconciler } from './reconciler.js';
-import { redactSecrets, type StatusManifestMode } from './status-manifest.js';
+import { redactSecrets, type StatusManifestMode } from './status/status-manifest.js';
 import type { HelmAppStatus } from './types.js';
 
 const MANIFEST = `---

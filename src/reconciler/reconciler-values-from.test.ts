@@ -7,9 +7,9 @@ import { helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError, TerminalError } from '../core/errors.js';
 import type { InstallParams, UpgradeParams } from '../helm/cli.js';
+import type { ReferencedObject, ReferenceReader } from './inputs/values-from.js';
 import { HelmReconciler } from './reconciler.js';
 import type { HelmAppStatus } from './types.js';
-import type { ReferencedObject, ReferenceReader } from './values-from.js';
 
 const ANNOTATION = 'helm.sdk.operatorframework.io/values-from';
 const PASSWORD = 'pw-7f3a-unique';

@@ -4,9 +4,10 @@ import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler
 import { RetryLaterError } from '../core/errors.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import type { InstallParams, UpgradeParams } from '../helm/cli.js';
-import { FINGERPRINT_LABEL } from './fingerprint.js';
+import type { StoredRelease } from '../records/types.js';
+import { FINGERPRINT_LABEL } from './inputs/fingerprint.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CustomResource, DependentsPort, HelmAppStatus, ReadyState, StoredRelease } from './types.js';
+import type { CustomResource, DependentsPort, HelmAppStatus, ReadyState } from './types.js';
 
 function describeCall({ command, params }: HelmCall): string {
   if (command === 'install' || command === 'upgrade') {

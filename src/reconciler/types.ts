@@ -1,7 +1,6 @@
 // The reconciler's view of the world: the custom resource shape it reads, its status, and the narrow ports it
 // needs (CR access, release history, helm). Types only; ports.ts adapts the kube client to them.
 import type { Logger } from '../core/logger.js';
-import type { Release } from '../helm/release.js';
 import type { Condition } from '../status/conditions.js';
 
 export interface CustomResource {
@@ -47,6 +46,9 @@ export interface HelmAppStatus {
   readonly lastHandledForceAt?: string;
 }
 
+/** What the helm step of a reconcile does to the release. */
+export type ReleaseAction = 'install' | 'upgrade' | 'none';
+
 /** What a reconcile asks of the work queue when it succeeds (declared once, in the reconcile contract). */
 export type { Outcome } from '../controller/contract.js';
 
@@ -70,20 +72,9 @@ export interface CrAccess {
   writeStatus(cr: CustomResource, status: HelmAppStatus, opts: Signal): Promise<CustomResource>;
 }
 
-/** A release revision as stored by Helm, with the labels of its record (our fingerprint lives there). */
-export interface StoredRelease {
-  readonly release: Release;
-  readonly labels: Readonly<Record<string, string>>;
-}
-
 /** Records Kubernetes Events on the CR (fire-and-forget; never pass values in messages). */
 export interface EventSink {
   event(cr: CustomResource, type: 'Normal' | 'Warning', reason: string, message: string): void;
-}
-
-/** Reads Helm's release records through the API, without spawning helm. */
-export interface ReleaseReader {
-  history(namespace: string, release: string, opts: Signal): Promise<readonly StoredRelease[]>;
 }
 
 /** Dependent watches and drift repair (the CLI wires the real ones). */

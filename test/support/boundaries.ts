@@ -15,13 +15,21 @@ const SRC = resolve(import.meta.dirname, '../../src');
 export const LAYERS: readonly (readonly string[])[] = [
   ['', 'core', 'status', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)
   ['kube', 'helm', 'config'],
-  ['cache', 'events', 'leader', 'drift', 'ownership', 'readiness', 'server', 'controller'],
+  ['cache', 'records', 'events', 'leader', 'drift', 'ownership', 'readiness', 'server', 'controller'],
   ['observability', 'reconciler'],
   ['dependents'],
   ['deploy', 'scaffold'],
   ['manager'],
   ['cmd'],
 ];
+/**
+ * The rooms of reconciler/, lowest first: a room may import its own files, a lower room's and the shared files of
+ * reconciler/ (types, ports, the run context, errors); only the phases at the top (the hub, kit, settle) import any
+ * room. So the rooms meet through the run context and shared types, never through each other's upper floors.
+ */
+export const ROOMS: readonly string[] = ['status', 'inputs', 'rollout', 'release', 'deletion'];
+/** The files directly in reconciler/ that any room may import. */
+export const SHARED_ROOT: readonly string[] = ['types.ts', 'run.ts', 'options.ts', 'classify.ts', 'retry.ts'];
 /** The one module allowed to import each third-party library. */
 export const LIBRARY_HOMES: Readonly<Record<string, string>> = {
   'prom-client': 'observability/metrics.ts',
@@ -74,6 +82,8 @@ export function violations(modules: readonly Module[]): string[] {
         const [from, to] = [layerOf(m.file), layerOf(target)];
         if (from < 0) out.push(`${m.file}: its folder is in no layer of the map`);
         else if (to > from) out.push(`${m.file} imports ${target}, a higher layer`);
+        const room = roomBreach(m.file, target);
+        if (room) out.push(room);
       } else if (spec === 'node:process' || spec === 'process') {
         if (!m.file.startsWith(`${ROOT_DIR}/`)) out.push(`${m.file} imports ${spec}: only src/${ROOT_DIR}/ may`);
       } else if (!spec.startsWith('node:')) {
@@ -89,6 +99,25 @@ export function violations(modules: readonly Module[]): string[] {
   }
   for (const cycle of cycles(graph)) out.push(`import cycle: ${cycle.join(' → ')}`);
   return out;
+}
+
+/** Where a room of reconciler/ imports a higher room or a phase of reconciler/ (undefined: allowed). */
+function roomBreach(file: string, target: string): string | undefined {
+  const roomOf = (f: string): string | undefined => {
+    const parts = f.split('/');
+    return parts[0] === 'reconciler' ? (parts.length > 2 ? parts[1] : '') : undefined;
+  };
+  const [from, to] = [roomOf(file), roomOf(target)];
+  if (from === undefined || from === '' || to === undefined || from === to) return undefined;
+  if (to === '') {
+    const name = target.slice('reconciler/'.length);
+    return SHARED_ROOT.includes(name)
+      ? undefined
+      : `${file} imports ${target}, a phase of reconciler/ (rooms may import only ${SHARED_ROOT.join(', ')})`;
+  }
+  const [a, b] = [ROOMS.indexOf(from), ROOMS.indexOf(to)];
+  if (a < 0) return `${file}: reconciler/${from}/ is in no room of the map`;
+  return b > a ? `${file} imports ${target}, a higher room` : undefined;
 }
 
 /** Whether code (not comments or strings) uses the `process` global. */

@@ -37,6 +37,20 @@ describe('the boundary check itself', () => {
     ]);
   });
 
+  it('fails a room of reconciler/ that imports a higher room or a phase, and lets it import the run context', () => {
+    expect(violations([mod('reconciler/status/x.ts', "import { y } from '../release/y.js';")])).toEqual([
+      'reconciler/status/x.ts imports reconciler/release/y.ts, a higher room',
+    ]);
+    expect(violations([mod('reconciler/inputs/x.ts', "import { settle } from '../settle.js';")])).toEqual([
+      'reconciler/inputs/x.ts imports reconciler/settle.ts, a phase of reconciler/ (rooms may import only types.ts, run.ts, options.ts, classify.ts, retry.ts)',
+    ]);
+    expect(
+      violations([
+        mod('reconciler/deletion/x.ts', "import type { R } from '../run.js';\nimport { s } from '../status/s.js';"),
+      ]),
+    ).toEqual([]);
+  });
+
   it('fails an import cycle', () => {
     const found = violations([
       mod('helm/a.ts', "import { b } from './b.js';"),

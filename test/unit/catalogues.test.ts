@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_PREFIX, annotationEntries } from '../../src/reconciler/annotation-catalogue.js';
+import { ANNOTATION_PREFIX, annotationEntries } from '../../src/reconciler/inputs/annotation-catalogue.js';
 import { CONDITION_CATALOGUE } from '../../src/status/condition-catalogue.js';
 
 const README = readFileSync(join(resolve(import.meta.dirname, '../..'), 'README.md'), 'utf8');

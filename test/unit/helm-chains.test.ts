@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { helmMetrics } from '../../src/cmd/helm-metrics.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { processHelm, processMiddlewares } from '../../src/manager/process-helm.js';
-import { reconcileHelm, reconcileMiddlewares } from '../../src/reconciler/reconcile-helm.js';
-import type { StatusUpdater } from '../../src/reconciler/updater.js';
+import { reconcileHelm, reconcileMiddlewares } from '../../src/reconciler/release/reconcile-helm.js';
+import type { StatusUpdater } from '../../src/reconciler/status/updater.js';
 import { FakeClock } from '../fakes/clock.js';
 import { FakeHelm } from '../fakes/helm.js';
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { releaseFromSecret } from '../../../src/helm/release.js';
-import { MARKER_PREFIX } from '../../../src/reconciler/status-manifest.js';
+import { MARKER_PREFIX } from '../../../src/reconciler/status/status-manifest.js';
 import type { TestKube } from '../../support/kube.js';
 import { crClient, ROOT, type TestKind, watchesYaml } from '../../support/operator.js';
 import { useOperatorFixture } from '../../support/operator-fixture.js';

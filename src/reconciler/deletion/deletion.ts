@@ -1,0 +1,173 @@
+// The deletion half of a reconcile, operator-sdk style: uninstall the CR's release (or, when its records are gone,
+// delete what it left outside the namespace), optionally wait for its objects (uninstall-wait), then write the
+// uninstalled status and drop the finalizer. Built by kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never
+// uninstalls a release of another chart.
+import { hasOurFinalizer } from '../../finalizers/finalizers.js';
+import { HelmCommandError } from '../../helm/errors.js';
+import { summarize } from '../../helm/history.js';
+import type { StoredRelease } from '../../records/types.js';
+import { conditions } from '../../status/condition-catalogue.js';
+import { failureMessage } from '../classify.js';
+import type { HelmReconcilerOptions } from '../options.js';
+import { assertNotInFlight, whileInFlight } from '../release/in-flight.js';
+import { reconcileHelm } from '../release/reconcile-helm.js';
+import { retryAfterFailure } from '../retry.js';
+import type { RunStart } from '../run.js';
+import { failedStatus, uninstalledStatus } from '../status/status.js';
+import { manifestToWaitFor } from '../status/status-manifest.js';
+import { StatusUpdater } from '../status/updater.js';
+import type { HelmAppStatus, Outcome } from '../types.js';
+import { type OutsideObjectMemo, outsideObjectsOrNone } from './orphans.js';
+
+/** helm uninstall's words when the release has no records (any more). */
+const RELEASE_NOT_FOUND = /release: not found/;
+
+/** How often uninstall-wait looks again while objects of the release remain. */
+const WAIT_POLL_MS = 5_000;
+
+export interface ReleaseDeletionOptions
+  extends Pick<
+    HelmReconcilerOptions,
+    | 'chartName'
+    | 'crs'
+    | 'releases'
+    | 'helm'
+    | 'events'
+    | 'cleanup'
+    | 'orphans'
+    | 'inFlight'
+    | 'releaseBackoff'
+    | 'clock'
+  > {
+  /** What each CR's release put outside its namespace, remembered by the reconciler while it was deployed. */
+  readonly outside: OutsideObjectMemo;
+  /** Called with "ns/name" once the finalizer is gone: drops what the reconciler remembers of the CR. */
+  readonly forget: (key: string) => void;
+}
+
+/** A deletion pass reads the CR, its annotations (uninstall-wait, hooks, timeout, the period) and its log. */
+type DeletionRequest = RunStart;
+
+export class ReleaseDeletion {
+  readonly #o: ReleaseDeletionOptions;
+  /** uninstall-wait: the manifest each deleting CR waits for, kept from the pass that still saw Helm's records. */
+  readonly #waitFor = new Map<string, string>();
+
+  constructor(options: ReleaseDeletionOptions) {
+    this.#o = options;
+  }
+
+  /** One deletion pass: `{}` once the finalizer is removed, a requeue while uninstall-wait waits. */
+  async reconcile(r: DeletionRequest): Promise<Outcome> {
+    const { cr, log, signal } = r;
+    if (!hasOurFinalizer(cr.metadata.finalizers)) return {};
+    const release = cr.metadata.name;
+    const key = `${cr.metadata.namespace ?? ''}/${release}`;
+    const history = await this.#o.releases.history(cr.metadata.namespace ?? '', release, { signal });
+    assertNotInFlight(this.#o.inFlight, key);
+    const updater = new StatusUpdater({ crs: this.#o.crs, cr });
+    let waiting: Outcome | undefined;
+    try {
+      waiting = await this.#uninstall(r, updater, history);
+      if (!waiting) {
+        // Status first: without the finalizer the object may vanish.
+        updater.setStatus(uninstalledStatus(updater.shown, this.#o.clock.now()));
+        updater.removeFinalizers();
+      }
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const message = failureMessage(err);
+      const failure = conditions.releaseFailed('UninstallError', message);
+      const failed = failedStatus(updater.shown, failure, this.#o.clock.now());
+      updater.setStatus(failed);
+      const note = `Uninstall of release ${release} failed: ${message}`;
+      updater.afterApply(() => this.#o.events.event(cr, 'Warning', 'UninstallFailed', note));
+      throw retryAfterFailure({ key, message, cause: err, failures: failed.failures ?? 1, ...this.#backoff() });
+    } finally {
+      await updater.apply(signal);
+    }
+    if (waiting) return waiting;
+    this.#o.forget(key);
+    this.#waitFor.delete(key);
+    log.info({ release }, 'Removing finalizer');
+    return {};
+  }
+
+  /** Uninstalls (or leaves alone, or cleans up after); with uninstall-wait, the requeue while objects remain. */
+  async #uninstall(
+    r: DeletionRequest,
+    updater: StatusUpdater,
+    history: readonly StoredRelease[],
+  ): Promise<Outcome | undefined> {
+    const { cr, log, signal } = r;
+    const { options } = r.annotations;
+    const release = cr.metadata.name;
+    const ns = cr.metadata.namespace ?? '';
+    const key = `${ns}/${release}`;
+    const stored = updater.shown;
+    const owner = summarize(history.map((h) => h.release)).latest?.chart.name;
+    if (owner !== undefined && owner !== this.#o.chartName) {
+      const message = `Release ${release} belongs to chart ${JSON.stringify(owner)}; left it installed`;
+      log.warn({ release, chart: owner }, 'Release of another chart left alone');
+      this.#o.events.event(cr, 'Warning', 'ReleaseConflict', message);
+    } else if (history.length > 0 && (await this.#helmUninstall(r, key, updater))) {
+      log.info({ release }, 'Uninstalled release');
+      this.#o.events.event(cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
+    } else {
+      log.info({ release }, 'Release not found');
+      await this.#deleteOrphans(ns, release, stored, log, signal);
+    }
+    // Helm's records go with the uninstall: later passes of the wait use what the first one saw.
+    const manifest = this.#waitFor.get(key) ?? manifestToWaitFor(history, stored.deployedRelease);
+    if (!options.uninstallWait || !manifest) return undefined;
+    this.#waitFor.set(key, manifest);
+    if (!this.#o.cleanup) return undefined;
+    updater.setStatus(uninstalledStatus(stored, this.#o.clock.now(), true));
+    await updater.apply(signal); // the waiting status shows while the objects go, as in operator-sdk
+    log.info({ release }, 'Uninstall wait'); // operator-sdk's line; its e2e test greps for it
+    const { remaining } = await this.#o.cleanup(manifest, ns, signal);
+    if (remaining.length === 0) return undefined;
+    log.info({ release, remaining: remaining.length }, 'Waiting until all resources are deleted');
+    return {
+      requeueAfterMs: Math.min(r.annotations.periodMs > 0 ? r.annotations.periodMs : WAIT_POLL_MS, WAIT_POLL_MS),
+    };
+  }
+
+  /**
+   * `helm uninstall`; false when helm found no release after all: its records went between our read and helm's
+   * (a namespace being deleted takes them), which is "already uninstalled", as operator-sdk treats it.
+   */
+  async #helmUninstall(r: DeletionRequest, key: string, updater: StatusUpdater): Promise<boolean> {
+    const { cr, log, signal } = r;
+    const { options } = r.annotations;
+    const [release, namespace] = [cr.metadata.name, cr.metadata.namespace ?? ''];
+    // The CR's --timeout (uninstall hooks wait too); a slow uninstall shows as an event and Reconciling.
+    const helm = reconcileHelm({ ...this.#o, cr, timeoutMs: options.helmTimeoutMs, updater, log, signal });
+    try {
+      await whileInFlight(this.#o.inFlight, key, () =>
+        helm.uninstall({ release, namespace, disableHooks: options.uninstallDisableHooks, signal }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof HelmCommandError && RELEASE_NOT_FOUND.test(err.stderr)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * The release record is gone (its namespace is being deleted, say) but what it put outside the namespace is not:
+   * deletes those objects, known from the reconciler's memory of the last revision or else from the status manifest.
+   */
+  async #deleteOrphans(ns: string, release: string, stored: HelmAppStatus, log: RunStart['log'], signal: AbortSignal) {
+    const remembered = this.#o.outside.get(`${ns}/${release}`);
+    const refs = remembered ?? outsideObjectsOrNone(stored.deployedRelease?.manifest ?? '', ns);
+    if (refs.length === 0 || !this.#o.orphans) return;
+    const deleted = await this.#o.orphans(refs, release, ns, signal);
+    if (deleted.length === 0) return;
+    log.info({ release, deleted: deleted.length }, 'Deleted release objects outside its namespace');
+  }
+
+  #backoff() {
+    return this.#o.releaseBackoff ? { backoff: this.#o.releaseBackoff } : {};
+  }
+}

@@ -1,0 +1,132 @@
+// Objects a release leaves outside its CR's namespace (cluster-scoped ones, and namespaced ones placed elsewhere),
+// remembered per CR, and their deletion when the CR goes away and Helm's release record is already gone (its
+// namespace was deleted under it), so that nothing outlives the release. Called by the reconciler's deletion path.
+// Deletes only objects that Helm's own annotations attribute to this very release; never keep-policy objects.
+import type { Logger } from '../../core/logger.js';
+import { helmUninstallSkips, splitManifest } from '../../helm/manifest.js';
+import { NotFoundError } from '../../kube/errors.js';
+import { parseApiVersion } from '../../kube/paths.js';
+import type { KubeClient } from '../../kube/types.js';
+
+/** Helm's ownership annotations on every object it installs. */
+const RELEASE_NAME = 'meta.helm.sh/release-name';
+const RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
+
+/** A manifest object that may live outside the CR's namespace; `namespace` is absent when the manifest sets none. */
+export interface OutsideRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/**
+ * The manifest's objects that may outlive the CR's namespace: those placed in another namespace, and those without
+ * a namespace (cluster-scoped, or namespaced in the release namespace: told apart by discovery at deletion).
+ * Objects helm's uninstall leaves alone (resource-policy) are not listed.
+ */
+export function outsideObjects(manifest: string, crNamespace: string): OutsideRef[] {
+  return splitManifest(manifest)
+    .filter((o) => !helmUninstallSkips(o) && o.metadata.namespace !== crNamespace)
+    .map((o) => ({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: o.metadata.name,
+      ...(o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace }),
+    }));
+}
+
+/** One object's identity, to hold each object once. */
+const refKey = (r: OutsideRef) => `${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`;
+
+/** outsideObjects, or none when the text is no manifest (a capped status holds a marker, or it is damaged). */
+export function outsideObjectsOrNone(manifest: string, crNamespace: string): OutsideRef[] {
+  try {
+    return outsideObjects(manifest, crNamespace);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Per CR ("ns/name"), the outside objects of its last deployed revision (parsed once per revision) and of every
+ * manifest helm was about to apply for it since (told by the post-renderer, so that an install that failed or was
+ * cut short by the namespace's deletion is covered too). Shared by every reconciler of the operator.
+ */
+export class OutsideObjectMemo {
+  readonly #byKey = new Map<string, { readonly revision: number; readonly refs: readonly OutsideRef[] }>();
+  readonly #attempts = new Map<string, Map<string, OutsideRef>>();
+
+  /** Adds the outside objects of a manifest helm is about to apply for this CR; kept until forget(). */
+  rememberAttempt(key: string, crNamespace: string, manifest: string): void {
+    const refs = outsideObjectsOrNone(manifest, crNamespace);
+    if (refs.length === 0) return;
+    const seen = this.#attempts.get(key) ?? new Map<string, OutsideRef>();
+    for (const r of refs) seen.set(refKey(r), r);
+    this.#attempts.set(key, seen);
+  }
+
+  /** Records the deployed revision's outside objects (parses the manifest only when the revision changed). */
+  remember(key: string, crNamespace: string, revision: number, manifest: string): void {
+    if (this.#byKey.get(key)?.revision === revision) return;
+    this.#byKey.set(key, { revision, refs: outsideObjectsOrNone(manifest, crNamespace) });
+  }
+
+  /** The deployed revision's outside objects and those of later attempts, each once; undefined: nothing known. */
+  get(key: string): readonly OutsideRef[] | undefined {
+    const deployed = this.#byKey.get(key)?.refs;
+    const attempted = this.#attempts.get(key);
+    if (!attempted) return deployed;
+    const all = new Map<string, OutsideRef>();
+    for (const r of [...(deployed ?? []), ...attempted.values()]) {
+      all.set(refKey(r), r);
+    }
+    return [...all.values()];
+  }
+
+  forget(key: string): void {
+    this.#byKey.delete(key);
+    this.#attempts.delete(key);
+  }
+}
+
+export interface DeleteOrphansOptions {
+  readonly kube: Pick<KubeClient, 'discover' | 'get' | 'delete'>;
+  readonly refs: readonly OutsideRef[];
+  readonly release: string;
+  /** The CR's (and release's) namespace. */
+  readonly namespace: string;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+}
+
+/**
+ * Deletes each listed object that is outside `namespace` and whose Helm annotations name this release
+ * (`meta.helm.sh/release-name` and `-namespace`): anything else is left alone, even under the same name. Kinds the
+ * server no longer serves and objects already gone are skipped. Returns the objects deleted.
+ */
+export async function deleteOrphans(o: DeleteOrphansOptions): Promise<OutsideRef[]> {
+  const deleted: OutsideRef[] = [];
+  for (const ref of o.refs) {
+    let res: Awaited<ReturnType<KubeClient['discover']>>;
+    try {
+      res = await o.kube.discover({ ...parseApiVersion(ref.apiVersion), kind: ref.kind }, { signal: o.signal });
+    } catch (err) {
+      if (err instanceof NotFoundError) continue;
+      throw err;
+    }
+    const namespace = res.namespaced ? (ref.namespace ?? o.namespace) : '';
+    if (res.namespaced && namespace === o.namespace) continue; // the namespace's own deletion takes it
+    try {
+      const live = await o.kube.get(res, namespace, ref.name, { signal: o.signal });
+      const a = live.metadata.annotations ?? {};
+      if (a[RELEASE_NAME] !== o.release || a[RELEASE_NAMESPACE] !== o.namespace) continue;
+      await o.kube.delete(res, namespace, ref.name, { signal: o.signal, propagationPolicy: 'Background' });
+      o.logger.debug({ kind: ref.kind, name: ref.name, ...(namespace ? { namespace } : {}) }, 'Deleted release object');
+      deleted.push(namespace ? { ...ref, namespace } : ref);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+  return deleted;
+}

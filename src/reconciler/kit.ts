@@ -1,0 +1,37 @@
+// What the reconciles of one watch share, built once from the reconciler's options: the parsed overrideValues, the
+// chart digest memo, the status-manifest memo, what releases put outside their namespaces, and the deletion flow.
+// Built by reconciler.ts' constructor; a bad override fails here, at startup, not at the first reconcile.
+import { parseOverrides } from '../config/overrides.js';
+import { ReleaseDeletion } from './deletion/deletion.js';
+import { OutsideObjectMemo } from './deletion/orphans.js';
+import { ChartDigestMemo } from './inputs/chart-digest-memo.js';
+import type { HelmReconcilerOptions } from './options.js';
+import { StatusReleaseMemo } from './status/status-manifest.js';
+
+export interface WatchKit extends HelmReconcilerOptions {
+  readonly overrides: Record<string, unknown>;
+  /** The chart's digest, shared by the reconciles of a few seconds (an idle reconcile reads no chart file). */
+  readonly chartDigest: ChartDigestMemo;
+  /** status.deployedRelease per CR, built once per revision (redaction and the cap scan the whole manifest). */
+  readonly statusRelease: StatusReleaseMemo;
+  /** What each CR's release put outside its namespace, for a deletion that finds the release record gone. */
+  readonly outside: OutsideObjectMemo;
+  readonly deletion: ReleaseDeletion;
+}
+
+export function watchKit(options: HelmReconcilerOptions): WatchKit {
+  const statusRelease = new StatusReleaseMemo(options.statusManifest);
+  const outside = options.outside ?? new OutsideObjectMemo();
+  const forget = (key: string) => {
+    outside.forget(key);
+    statusRelease.forget(key);
+  };
+  return {
+    ...options,
+    overrides: parseOverrides(options.watch.overrideValues),
+    chartDigest: new ChartDigestMemo({ chartDir: options.watch.chart, clock: options.clock }),
+    statusRelease,
+    outside,
+    deletion: new ReleaseDeletion({ ...options, outside, forget }),
+  };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredRelease } from '../../records/types.js';
+import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
+import { decideReleaseAction, failureReason, successReason } from './decide.js';
+
+type Release = StoredRelease['release'];
+const rev = (version: number, status: Release['info']['status']): Release => ({
+  name: 'web',
+  namespace: 'apps',
+  version,
+  info: { status },
+  chart: { name: 'nginx', version: '0.1.0' },
+  config: {},
+  manifest: '',
+});
+const stored = (release: Release, fingerprint?: string): StoredRelease => ({
+  release,
+  labels: fingerprint ? { [FINGERPRINT_LABEL]: fingerprint } : {},
+});
+
+describe('decideReleaseAction', () => {
+  it('installs when no revision is deployed', () => {
+    expect(decideReleaseAction({ state: { pending: false }, history: [], fingerprint: 'a' })).toBe('install');
+    const failed = rev(1, 'failed');
+    const history = [stored(failed, 'a')];
+    expect(decideReleaseAction({ state: { latest: failed, pending: false }, history, fingerprint: 'a' })).toBe(
+      'install',
+    );
+  });
+
+  it('does nothing when the deployed revision is the latest and has the same fingerprint', () => {
+    const deployed = rev(1, 'deployed');
+    const state = { latest: deployed, deployed, pending: false };
+    expect(decideReleaseAction({ state, history: [stored(deployed, 'a')], fingerprint: 'a' })).toBe('none');
+  });
+
+  it('upgrades when the fingerprint differs or is missing, or a later revision failed', () => {
+    const deployed = rev(1, 'deployed');
+    const state = { latest: deployed, deployed, pending: false };
+    expect(decideReleaseAction({ state, history: [stored(deployed, 'a')], fingerprint: 'b' })).toBe('upgrade');
+    expect(decideReleaseAction({ state, history: [stored(deployed)], fingerprint: 'a' })).toBe('upgrade');
+    const failed = rev(2, 'failed');
+    const later = { latest: failed, deployed, pending: false };
+    const history = [stored(deployed, 'a'), stored(failed, 'a')];
+    expect(decideReleaseAction({ state: later, history, fingerprint: 'a' })).toBe('upgrade');
+  });
+});
+
+describe('decideReleaseAction with a force-upgrade-at request pending', () => {
+  it('upgrades a release that is as wanted, and still installs one that has no deployed revision', () => {
+    const deployed = rev(1, 'deployed');
+    const state = { latest: deployed, deployed, pending: false };
+    const history = [stored(deployed, 'a')];
+    expect(decideReleaseAction({ state, history, fingerprint: 'a', force: true })).toBe('upgrade');
+    expect(decideReleaseAction({ state, history, fingerprint: 'a', force: false })).toBe('none');
+    expect(decideReleaseAction({ state: { pending: false }, history: [], fingerprint: 'a', force: true })).toBe(
+      'install',
+    );
+  });
+});
+
+describe('condition reasons', () => {
+  it('names the action taken, or with none, whether the deployed revision is the first', () => {
+    expect(successReason('install', 3)).toBe('InstallSuccessful');
+    expect(successReason('upgrade', 1)).toBe('UpgradeSuccessful');
+    expect(successReason('none', 1)).toBe('InstallSuccessful');
+    expect(successReason('none', 2)).toBe('UpgradeSuccessful');
+    expect(failureReason('upgrade')).toBe('UpgradeError');
+    expect(failureReason('install')).toBe('InstallError');
+    expect(failureReason('none')).toBe('InstallError');
+  });
+});

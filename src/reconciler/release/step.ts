@@ -1,0 +1,157 @@
+// The helm step of a reconcile, as a story: read the release's state (state.ts), mark it in flight, recover a release
+// stuck in pending-*, then install, upgrade (through the chart rollout's gate) or do nothing as decide.ts says. A
+// failure is recorded in the status draft and thrown for a retry after the release backoff. Called by reconciler.ts.
+import type { HistorySummary } from '../../helm/history.js';
+import { isPending } from '../../helm/history.js';
+import type { Release } from '../../helm/release.js';
+import { failureMessage } from '../classify.js';
+import type { ChartDigestMemo } from '../inputs/chart-digest-memo.js';
+import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
+import type { Inputs } from '../inputs/inputs.js';
+import { forceHandled, withHandled } from '../inputs/requests.js';
+import type { HelmReconcilerOptions } from '../options.js';
+import { retryAfterFailure } from '../retry.js';
+import type { RolloutHold } from '../rollout/chart-rollout.js';
+import { throughRollout } from '../rollout/step.js';
+import type { ReconcileRun } from '../run.js';
+import { markFailed } from '../status/draft.js';
+import type { HelmAppStatus, ReleaseAction } from '../types.js';
+import { type ActionContext, install, recoverPending, upgrade } from './actions.js';
+import { decideReleaseAction, failedStepCondition } from './decide.js';
+import { assertNotInFlight, whileInFlight } from './in-flight.js';
+import { reconcileHelm } from './reconcile-helm.js';
+import { actionFailure } from './remediation-error.js';
+import { type ReleaseState, releaseState, type StateDeps } from './state.js';
+
+export interface StepDeps
+  extends StateDeps,
+    Pick<
+      HelmReconcilerOptions,
+      | 'watch'
+      | 'helm'
+      | 'events'
+      | 'clock'
+      | 'inFlight'
+      | 'postRenderArgs'
+      | 'chartRollout'
+      | 'releaseBackoff'
+      | 'suppressOverrideValues'
+    > {
+  readonly chartDigest: ChartDigestMemo;
+}
+
+/** What the helm step did: the action, the state it acted on, its result (none for 'none'), a rollout hold. */
+export interface HelmStep {
+  readonly action: ReleaseAction;
+  readonly state: HistorySummary;
+  readonly result?: Release;
+  readonly hold?: RolloutHold;
+  /** The run's base status with the requests this step handled (force-upgrade-at once an action ran). */
+  readonly handled: HelmAppStatus;
+}
+
+/** The helm step; undefined when the release belongs to another chart (left alone, the CR Irreconcilable). */
+export async function releaseStep(run: ReconcileRun, d: StepDeps, inputs: Inputs): Promise<HelmStep | undefined> {
+  const found = await releaseState(run, d);
+  if (!found) return undefined;
+  const ctx = actionContext(run, d, inputs);
+  assertNotInFlight(d.inFlight, run.key);
+  const force = run.requests.forceAt !== undefined;
+  const step = await whileInFlight(d.inFlight, run.key, () => helmStep(ctx, run, d, { ...found, inputs, force }));
+  const forced = forceHandled(run.requests, step.action);
+  if (forced.forceAt) run.log.info({ forceUpgradeAt: forced.forceAt, action: step.action }, 'Force upgrade handled');
+  const handled = withHandled(run.base, forced);
+  if ('err' in step) throw failed(run, d, step, handled);
+  return { ...step, handled };
+}
+
+type Outcome =
+  | {
+      readonly action: ReleaseAction;
+      readonly state: HistorySummary;
+      readonly result?: Release;
+      readonly hold?: RolloutHold;
+    }
+  | { readonly action: ReleaseAction; readonly err: unknown };
+
+/**
+ * Recovers a release stuck in pending-* (no helm of ours is on it: the caller holds the in-flight mark), then
+ * installs, upgrades or does nothing as decideReleaseAction says. Never throws: a failure is returned.
+ */
+async function helmStep(
+  ctx: ActionContext,
+  run: ReconcileRun,
+  d: StepDeps,
+  facts: ReleaseState & { inputs: Inputs; force: boolean },
+): Promise<Outcome> {
+  let { state } = facts;
+  let action: ReleaseAction = 'none';
+  try {
+    if (state.latest && isPending(state.latest.info.status)) state = await recoverPending(ctx, state);
+    action = decideReleaseAction({ ...facts, fingerprint: facts.inputs.fingerprint, state });
+    if (action === 'none') return { action, state };
+    if (action === 'install' || !state.deployed) {
+      overrideEvents(run, d);
+      const result = await install(ctx, state);
+      ctx.log.info({ release: ctx.release, revision: result.version }, 'Installed release');
+      return { action, state, result };
+    }
+    // A chart-driven upgrade waits for its turn in the chart rollout (chart-rollout.ts); the CR's own never does.
+    const { deployed } = state;
+    const digest = () => d.chartDigest.get({ signal: ctx.signal });
+    const rollout = { gate: d.chartRollout, key: run.key, force: facts.force, values: ctx.values, digest };
+    const stored = facts.history.find((h) => h.release === deployed);
+    const gated = await throughRollout({ ...rollout, deployed: stored, signal: ctx.signal }, () => {
+      overrideEvents(run, d);
+      return upgrade(ctx, deployed);
+    });
+    if ('hold' in gated) return { action: 'none', state, hold: gated.hold };
+    const result = gated.value;
+    const force = ctx.options.upgradeForce;
+    ctx.log.info({ release: ctx.release, revision: result.version, force }, 'Upgraded release');
+    return { action, state, result };
+  } catch (err) {
+    return { action, err };
+  }
+}
+
+function actionContext(run: ReconcileRun, d: StepDeps, inputs: Inputs): ActionContext {
+  const { cr, updater, log, signal } = run;
+  const { options } = run.annotations;
+  return {
+    release: run.name,
+    namespace: run.namespace,
+    chart: d.watch.chart,
+    names: [d.chartName],
+    values: inputs.values,
+    labels: { [FINGERPRINT_LABEL]: inputs.fingerprint },
+    ...(d.postRenderArgs ? { postRenderArgs: d.postRenderArgs(cr) } : {}),
+    options,
+    // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
+    helm: reconcileHelm({ ...d, cr, timeoutMs: options.helmTimeoutMs, updater, log, signal, secrets: inputs.secrets }),
+    releases: d.releases,
+    log,
+    note: run.note,
+    signal,
+  };
+}
+
+/**
+ * Records a failed helm step in the status (Irreconcilable for a chart that no longer renders with these values,
+ * else ReleaseFailed) and returns the error to throw: retry after the release backoff; as is when aborted.
+ */
+function failed(run: ReconcileRun, d: StepDeps, step: { action: ReleaseAction; err: unknown }, base: HelmAppStatus) {
+  if (run.signal.aborted) return step.err;
+  const message = failureMessage(step.err);
+  const failed = markFailed(run, base, failedStepCondition(step.action, actionFailure(step.err), message));
+  const backoff = d.releaseBackoff ? { backoff: d.releaseBackoff } : {};
+  return retryAfterFailure({ key: run.key, message, cause: step.err, failures: failed.failures ?? 1, ...backoff });
+}
+
+function overrideEvents(run: ReconcileRun, d: StepDeps): void {
+  for (const [k, v] of Object.entries(d.watch.overrideValues)) {
+    const shown = d.suppressOverrideValues ? '****' : v;
+    const message = `Chart value ${JSON.stringify(k)} overridden to ${JSON.stringify(shown)} by operator's watches.yaml`;
+    run.note('Warning', 'OverrideValuesInUse', message);
+  }
+}

@@ -1,0 +1,43 @@
+// The last phase of a reconcile that reached a deployed release: remember what it deployed (status manifest, objects
+// outside the namespace), hand the manifest to the dependents port (watches, drift repair, readiness), then set the
+// Deployed status with Ready and any chart-rollout hold, and say when to come back. Called by reconciler.ts.
+
+import type { OutsideObjectMemo } from './deletion/orphans.js';
+import type { Inputs } from './inputs/inputs.js';
+import { periodicRequeue } from './inputs/period.js';
+import { hideSecrets } from './inputs/values-from.js';
+import type { HelmReconcilerOptions } from './options.js';
+import { successReason } from './release/decide.js';
+import type { HelmStep } from './release/step.js';
+import { settleRollout } from './rollout/step.js';
+import type { ReconcileRun } from './run.js';
+import { deployed } from './status/draft.js';
+import type { StatusReleaseMemo } from './status/status-manifest.js';
+import type { Outcome } from './types.js';
+
+export interface SettleDeps extends Pick<HelmReconcilerOptions, 'dependents' | 'periodJitter'> {
+  readonly statusRelease: StatusReleaseMemo;
+  readonly outside: OutsideObjectMemo;
+}
+
+/** `step` is undefined for a release of another chart (left untouched): only the periodic requeue. */
+export async function settle(
+  run: ReconcileRun,
+  d: SettleDeps,
+  inputs: Inputs,
+  step: HelmStep | undefined,
+): Promise<Outcome> {
+  const { key, namespace, cr, log, signal } = run;
+  const requeue = periodicRequeue(run.annotations.periodMs, d.periodJitter);
+  if (!step) return requeue;
+  const rel = step.result ?? step.state.deployed;
+  if (!rel) throw new Error(`${key}: no release after reconcile`); // unreachable: install or deployed is set
+  const release = d.statusRelease.get(key, rel, inputs.secrets);
+  d.outside.remember(key, namespace, rel.version, rel.manifest);
+  // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm).
+  const ready = await d.dependents?.afterDeploy(cr, rel.manifest, step.result !== undefined, { signal, log });
+  const reason = successReason(step.action, rel.version);
+  const notes = hideSecrets(rel.info.notes ?? '', inputs.secrets);
+  const status = deployed(run, step.handled, { reason, notes, release, ready });
+  return settleRollout(run, { status, hold: step.hold, requeue });
+}

@@ -1,0 +1,141 @@
+import { Buffer } from 'node:buffer';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { chain } from '../helm/middleware.js';
+import { releaseFromSecret } from '../helm/release.js';
+import type { AppliedRelease, HelmClient } from '../helm/types.js';
+import { NotFoundError } from '../kube/errors.js';
+import type { KubeObject } from '../kube/types.js';
+import { ReleaseCache } from './cache.js';
+import { CachedReleaseReader, recordObserver } from './cached-reader.js';
+import type { StoredRelease } from './types.js';
+
+const signal = new AbortController().signal;
+
+/** A Helm release Secret as the API returns it (data.release = base64(base64(gzip(json)))). */
+function secret(version: number, status: string, rv: string): KubeObject {
+  const json = {
+    name: 'web',
+    namespace: 'apps',
+    version,
+    info: { status },
+    chart: { metadata: { name: 'nginx', version: '0.1.0' } },
+    manifest: `# v${version}`,
+  };
+  const payload = gzipSync(Buffer.from(JSON.stringify(json))).toString('base64');
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'helm.sh/release.v1',
+    metadata: {
+      name: `sh.helm.release.v1.web.v${version}`,
+      namespace: 'apps',
+      uid: `uid-${version}`,
+      resourceVersion: rv,
+      labels: { owner: 'helm', name: 'web', version: String(version), status },
+    },
+    data: { release: Buffer.from(payload).toString('base64') },
+  };
+}
+const meta = (s: KubeObject): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: s.metadata });
+
+function world(server: KubeObject[], cached: KubeObject[] = server, synced = true) {
+  const calls: string[] = [];
+  const state = { server, cached, synced };
+  const cache = new ReleaseCache();
+  const reader = new CachedReleaseReader({
+    kube: {
+      async get(_res, _ns, name) {
+        calls.push(`GET ${name}`);
+        const found = state.server.find((s) => s.metadata.name === name);
+        if (!found) throw new NotFoundError({ status: 404, reason: 'NotFound' });
+        return found;
+      },
+    },
+    view: { synced: () => state.synced, records: () => state.cached.map(meta) },
+    listed: {
+      async history(): Promise<StoredRelease[]> {
+        calls.push('LIST');
+        return state.server.map((s) => ({
+          release: cache.get(
+            { owner: 'apps/web', uid: s.metadata.uid ?? '', resourceVersion: s.metadata.resourceVersion ?? '' },
+            () => releaseFromSecret(s),
+          ),
+          labels: s.metadata.labels ?? {},
+        }));
+      },
+    },
+    cache,
+  });
+  const versions = async () =>
+    (await reader.history('apps', 'web', { signal })).map((h) => `${h.release.version}:${h.release.info.status}`);
+  return { calls, state, reader, versions };
+}
+
+describe('CachedReleaseReader', () => {
+  it('reads a release with no records from the cache without any request', async () => {
+    const w = world([]);
+    expect(await w.versions()).toEqual([]);
+    expect(w.calls).toEqual([]);
+  });
+
+  it('GETs a record new to the cache once, then serves it from the cache while its resourceVersion stands', async () => {
+    const w = world([secret(1, 'deployed', '10')]);
+    expect(await w.versions()).toEqual(['1:deployed']);
+    expect(await w.versions()).toEqual(['1:deployed']);
+    expect(w.calls).toEqual(['GET sh.helm.release.v1.web.v1']);
+  });
+
+  it('LISTs when the cache has not synced, or when many records are new to it', async () => {
+    const unsynced = world([secret(1, 'deployed', '10')], [], false);
+    await unsynced.versions();
+    expect(unsynced.calls).toEqual(['LIST']);
+    const many = world([secret(1, 'superseded', '10'), secret(2, 'superseded', '11'), secret(3, 'deployed', '12')]);
+    await many.versions();
+    expect(many.calls).toEqual(['LIST']);
+  });
+
+  it('does not trust a cache that lags behind what our own helm just did, and LISTs instead', async () => {
+    const w = world([secret(1, 'pending-install', '10')]);
+    const helm = chain(
+      {
+        install: async () =>
+          ({ name: 'web', namespace: 'apps', version: 1, info: { status: 'deployed' } }) as AppliedRelease,
+      } as unknown as HelmClient,
+      [recordObserver(w.reader)],
+    );
+    await helm.install({ release: 'web', namespace: 'apps', chart: 'c', values: {}, signal } as never);
+    w.state.server = [secret(1, 'deployed', '11')]; // the API server has it; the watch has not delivered it yet
+    expect(await w.versions()).toEqual(['1:deployed']);
+    expect(w.calls).toEqual(['LIST']);
+    w.state.cached = w.state.server; // the watch caught up
+    expect(await w.versions()).toEqual(['1:deployed']);
+    expect(w.calls).toEqual(['LIST']);
+  });
+
+  it('after a failed helm call, or an uninstall the cache still shows, reads with a LIST', async () => {
+    const w = world([secret(1, 'deployed', '10')]);
+    const failing = chain(
+      {
+        upgrade: async () => {
+          throw new Error('helm failed');
+        },
+        uninstall: async () => {},
+      } as unknown as HelmClient,
+      [recordObserver(w.reader)],
+    );
+    await expect(failing.upgrade({ release: 'web', namespace: 'apps' } as never)).rejects.toThrow('helm failed');
+    await w.versions();
+    expect(w.calls).toEqual(['LIST']);
+    await failing.uninstall({ release: 'web', namespace: 'apps' } as never);
+    w.state.server = [];
+    expect(await w.versions()).toEqual([]);
+    expect(w.calls).toEqual(['LIST', 'LIST']);
+  });
+
+  it('falls back to a LIST when a cached record is gone by the time it is fetched', async () => {
+    const w = world([], [secret(1, 'deployed', '10')]);
+    expect(await w.versions()).toEqual([]);
+    expect(w.calls).toEqual(['GET sh.helm.release.v1.web.v1', 'LIST']);
+  });
+});
