@@ -368,7 +368,6 @@ async function main(): Promise<void> {
     log(`starting the operator (helm ${helmVersion}, --reconcile-period=${PERIOD})`);
     const o = startOperator({
       root: ROOT,
-      main: MAIN,
       helm,
       work,
       kubeconfig,

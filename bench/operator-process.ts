@@ -1,19 +1,9 @@
-// Starts the real operator (node dist/cmd/main.js run) for bench/operator-bench.ts with the real helm, its output
-// going to a file (as a container runtime's log does: a slow reader never holds the operator's writes back), and
-// follows that JSON log: reconciles, helm processes, workers, metrics address, drift stamps, errors. Called once
-// per bench run; never kills anything but the child it started.
-import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+// The real operator for bench/operator-bench.ts, through the one launcher (test/support/operator-process.ts), with
+// the real helm and the image's Node flags, its JSON log followed for the figures: reconciles, helm processes,
+// workers, metrics address, drift stamps, errors. Called once per bench run; never kills anything it did not start.
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execPath } from 'node:process';
-
-function parseJson(line: string): Record<string, string | number | undefined> {
-  try {
-    return JSON.parse(line) as Record<string, string | number | undefined>;
-  } catch {
-    return {};
-  }
-}
+import { type LogRecord, launchOperator } from '../test/support/operator-process.ts';
 
 export interface Operator {
   readonly pid: number;
@@ -34,8 +24,6 @@ export interface Operator {
 export interface StartOperatorOptions {
   /** The repository root: the operator's working directory (charts/ resolves from there). */
   readonly root: string;
-  /** dist/cmd/main.js. */
-  readonly main: string;
   readonly helm: string;
   readonly work: string;
   readonly kubeconfig: string;
@@ -52,34 +40,16 @@ export interface StartOperatorOptions {
 }
 
 export function startOperator(o: StartOperatorOptions): Operator {
-  const watches = join(o.work, 'watches.yaml');
-  const logPath = join(o.work, 'operator.log');
+  const watchesFile = join(o.work, 'watches.yaml');
   const w = o.watch;
-  writeFileSync(watches, `- {group: ${w.group}, version: ${w.version}, kind: ${w.kind}, chart: ${w.chart}}\n`);
-  const out = openSync(logPath, 'w');
+  writeFileSync(watchesFile, `- {group: ${w.group}, version: ${w.version}, kind: ${w.kind}, chart: ${w.chart}}\n`);
   const args = [
-    o.main,
-    'run',
-    `--watches-file=${watches}`,
     `--reconcile-period=${o.reconcilePeriod}`,
     '--zap-log-level=debug',
     '--metrics-bind-address=127.0.0.1:0',
     '--health-probe-bind-address=127.0.0.1:0',
   ];
   if (o.maxConcurrent) args.push(`--max-concurrent-reconciles=${o.maxConcurrent}`);
-  const child = spawn(execPath, args, {
-    cwd: o.root,
-    env: {
-      ...o.env,
-      // As in the image: its Node flags (the Dockerfile's ENV NODE_OPTIONS), plus BENCH_NODE_OPTIONS (e.g. --cpu-prof).
-      NODE_OPTIONS: [imageNodeOptions(o.root), o.env.BENCH_NODE_OPTIONS ?? ''].join(' ').trim(),
-      KUBECONFIG: o.kubeconfig,
-      HELM_BINARY: o.helm,
-    },
-    stdio: ['ignore', out, out],
-  });
-  closeSync(out);
-  if (child.pid === undefined) throw new Error('could not start the operator');
   const helmCalls: string[] = [];
   const stats: Operator['stats'] = {
     reconciles: new Map(),
@@ -91,11 +61,11 @@ export function startOperator(o: StartOperatorOptions): Operator {
     const t = Date.parse(String(time));
     if (Number.isFinite(t)) m.set(key, [...(m.get(key) ?? []), t]);
   };
-  const onLine = (line: string) => {
+  const onLine = (line: string, rec: LogRecord | undefined) => {
     if (o.logFile) appendFileSync(o.logFile, `${line}\n`);
     stats.tail.push(line);
     if (stats.tail.length > 20) stats.tail.shift();
-    const rec = parseJson(line);
+    if (!rec) return;
     const key = String(rec.key);
     if (rec.msg === 'Reconciled') stats.reconciles.set(key, (stats.reconciles.get(key) ?? 0) + 1);
     else if (rec.msg === 'Helm finished') helmCalls.push(String(rec.action));
@@ -103,67 +73,49 @@ export function startOperator(o: StartOperatorOptions): Operator {
     else if (rec.msg === 'Serving metrics') stats.metrics = String(rec.address);
     else if (rec.msg === 'Drift corrected') stamp(stats.drift.corrected, String(rec.object), rec.time);
     else if (rec.msg === 'Dependent changed: reconcile its owner') {
-      const t = rec.trigger as unknown as { kind?: string; namespace?: string; name?: string; event?: string };
+      const t = rec.trigger as { kind?: string; namespace?: string; name?: string; event?: string };
       if (t.event !== 'add') stamp(stats.drift.event, `${t.namespace}/${t.name}`, rec.time);
-    } else if (rec.level === 'error') stats.errors.push(`${rec.msg}${rec.err ? `: ${rec.err}` : ''}`);
+    } else if (rec.level === 'error') stats.errors.push(`${rec.msg}${rec.err ? `: ${errText(rec.err)}` : ''}`);
   };
-  const follow = followFile(logPath, onLine);
-  const exited = new Promise<void>((res) =>
-    child.on('exit', (code, sig) => {
-      follow.stop();
-      o.onExit(`code ${code}, signal ${sig}`);
-      res();
-    }),
-  );
+  const operator = launchOperator({
+    root: o.root,
+    kubeconfig: o.kubeconfig,
+    watchesFile,
+    helm: o.helm,
+    args,
+    env: {
+      ...o.env,
+      // As in the image: its Node flags (the Dockerfile's ENV NODE_OPTIONS), plus BENCH_NODE_OPTIONS (e.g. --cpu-prof).
+      NODE_OPTIONS: [imageNodeOptions(o.root), o.env.BENCH_NODE_OPTIONS ?? ''].join(' ').trim(),
+    },
+    logFile: join(o.work, 'operator.log'),
+    onLine,
+  });
+  void operator.exited.then((code) => o.onExit(`code ${code}`));
   return {
-    pid: child.pid,
-    /** Read after the log lines written so far (the file is polled every 50 ms otherwise). */
+    pid: operator.pid,
+    /** Read after the log lines written so far (the file is followed every 50 ms otherwise). */
     get stats() {
-      follow.poll();
+      operator.output();
       return stats;
     },
     helmCalls: () => {
-      follow.poll();
+      operator.output();
       return [...helmCalls];
     },
     async stop() {
-      follow.poll();
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(t);
+      await operator.stop(15_000);
     },
   };
+}
+
+/** An error field of a log line as text: pino's serialised error is an object with a message. */
+function errText(err: unknown): string {
+  if (typeof err === 'object' && err !== null && 'message' in err) return String((err as { message: unknown }).message);
+  return String(err);
 }
 
 /** The operator image's Node flags: the Dockerfile's `ENV NODE_OPTIONS=` ('' when it sets none). */
 export function imageNodeOptions(root: string): string {
   return /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
-}
-
-/** Calls `onLine` for each complete line appended to `path`, every 50 ms and on poll(); stop() reads the rest. */
-function followFile(path: string, onLine: (line: string) => void): { poll(): void; stop(): void } {
-  const fd = openSync(path, 'r');
-  const buf = Buffer.alloc(1 << 20);
-  let pending = '';
-  let open = true;
-  const poll = () => {
-    if (!open) return;
-    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
-      const lines = (pending + buf.toString('utf8', 0, n)).split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) onLine(line);
-    }
-  };
-  const timer = setInterval(poll, 50);
-  return {
-    poll,
-    stop() {
-      poll();
-      if (pending) onLine(pending);
-      clearInterval(timer);
-      open = false;
-      closeSync(fd);
-    },
-  };
 }

@@ -1,16 +1,15 @@
-// Runs the real operator (`node dist/cmd/main.js run`) as a child process for integration tests, with helm behind
-// a counting wrapper, and creates a CRD per test file so that files never share a kind. Test-only.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+// The real operator for integration tests (through operator-process.ts, the one launcher), with helm behind a
+// counting wrapper, and a CRD per test file so that files never share a kind. Test-only.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject, vi } from 'vitest';
 import type { TestKube } from './kube.js';
 import { isNotFound, uniqueName } from './kube.js';
+import { launchOperator } from './operator-process.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SAMPLE_CHART = join(ROOT, 'charts/nginx');
-const MAIN = join(ROOT, 'dist/cmd/main.js');
 const COUNTING_HELM = join(ROOT, 'test/fixtures/bin/counting-helm');
 
 export interface TestKind {
@@ -85,8 +84,8 @@ export interface StartOperatorOptions {
   readonly helm?: string;
 }
 
+/** The operator through the one launcher (operator-process.ts), with helm behind the counting wrapper. */
 export function startOperator(opts: StartOperatorOptions): OperatorProcess {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
   const cluster = inject('cluster');
   const dir = mkdtempSync(join(tmpdir(), 'operator-test-'));
   const watchesFile = join(dir, 'watches.yaml');
@@ -100,24 +99,19 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
     ...(has('--metrics-bind-address', '--metrics-addr') ? [] : ['--metrics-bind-address=0']),
     ...(has('--health-probe-bind-address') ? [] : ['--health-probe-bind-address=0']),
   ];
-  const child: ChildProcess = spawn(process.execPath, [MAIN, 'run', `--watches-file=${watchesFile}`, ...off, ...args], {
-    cwd: ROOT,
+  const operator = launchOperator({
+    root: ROOT,
+    kubeconfig: cluster.kubeconfig,
+    watchesFile,
+    helm: COUNTING_HELM,
+    args: [...off, ...args],
     env: {
       ...process.env,
-      KUBECONFIG: cluster.kubeconfig,
-      HELM_BINARY: COUNTING_HELM,
       COUNTING_HELM_REAL: opts.helm ?? Object.values(cluster.helms)[0],
       COUNTING_HELM_LOG: helmLog,
       ...opts.env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
+    logFile: join(dir, 'operator.log'),
   });
   const readCalls = () =>
     existsSync(helmLog)
@@ -126,41 +120,22 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
           .filter((l) => l !== '')
       : [];
   let finalCalls: string[] | undefined;
-  const exited = new Promise<number | null>((res) =>
-    child.on('exit', (code) => {
-      finalCalls = readCalls();
-      rmSync(dir, { recursive: true, force: true });
-      res(code);
-    }),
-  );
+  const exited = operator.exited.then((code) => {
+    finalCalls = readCalls();
+    rmSync(dir, { recursive: true, force: true });
+    return code;
+  });
   return {
-    pid: child.pid ?? -1,
+    pid: operator.pid,
     async kill() {
-      let out = '';
-      try {
-        out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' });
-      } catch {
-        // ps exits 1 when there are no children
-      }
-      const children = out
-        .split('\n')
-        .map((l) => Number(l.trim()))
-        .filter((p) => p > 0);
-      child.kill('SIGKILL');
-      for (const p of children) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      await operator.killGroup();
       await exited;
     },
     helmCalls: () => finalCalls ?? readCalls(),
-    output: () => out,
+    output: () => operator.output(),
     exited,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await operator.stop();
       return exited;
     },
   };

@@ -1,7 +1,6 @@
 // The operator image's stages checked without Docker: the build stage's production-only `npm ci` runs the compiled
 // operator; a directory laid out like the final image (read-only /opt and /usr, HOME=TMPDIR=/tmp, the image's uid
 // when we are root) runs the ENTRYPOINT against the test cluster up to a Deployed CR; the helm stage's version.
-import { type ChildProcess, spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -26,6 +25,7 @@ import { parse } from '../../../src/config/yaml.js';
 import { boundAddress } from '../../support/addresses.js';
 import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
 import { crClient } from '../../support/operator.js';
+import { launchOperator, type OperatorProcess } from '../../support/operator-process.js';
 import { run } from '../../support/run.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -90,27 +90,21 @@ function snapshot(dir: string): string[] {
     .sort();
 }
 
-function spawnImage(root: string, env: NodeJS.ProcessEnv, asImageUser: boolean) {
+/** The image's ENTRYPOINT in its layout under `root`, through the one launcher, as the image's user when we can. */
+function spawnImage(root: string, env: NodeJS.ProcessEnv, asImageUser: boolean): OperatorProcess {
   const [cmd = '', ...args] = ENTRYPOINT;
-  const child: ChildProcess = spawn(
-    join(root, 'usr/local/bin', cmd),
-    [...args, '--health-probe-bind-address=127.0.0.1:0', '--metrics-bind-address=0'],
-    {
+  return launchOperator({
+    root: ROOT,
+    entrypoint: {
+      command: join(root, 'usr/local/bin', cmd),
+      args,
       cwd: join(root, 'opt/helm'),
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
       ...(asImageUser ? { uid: IMAGE_UID, gid: IMAGE_GID } : {}),
     },
-  );
-  let out = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
+    args: ['--health-probe-bind-address=127.0.0.1:0', '--metrics-bind-address=0'],
+    env,
+    logFile: join(root, 'operator.log'), // outside the image's tree; the log is written through the inherited fd
   });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-  return { child, output: () => out, exited };
 }
 
 describe('the operator image, stage by stage, without Docker', () => {
@@ -231,12 +225,11 @@ describe('the operator image, stage by stage, without Docker', () => {
     });
 
     afterAll(async () => {
-      if (op && op.child.exitCode === null && op.child.signalCode === null) {
+      if (op?.running()) {
         await crClient(kube, kind, ns)
           .delete(sample.metadata.name)
           .catch(() => undefined);
-        op.child.kill('SIGTERM');
-        await op.exited;
+        await op.stop();
       }
       await deleteNs?.();
     });
@@ -277,8 +270,7 @@ describe('the operator image, stage by stage, without Docker', () => {
         )
         .toBe(true);
 
-      started.child.kill('SIGTERM');
-      expect(await started.exited, started.output().slice(-2000)).toBe(0);
+      expect(await started.stop(), started.output().slice(-2000)).toBe(0);
       expect(workDirs()).toEqual([]);
       expect({ opt: snapshot(join(root, 'opt')), bin: snapshot(join(root, 'usr')) }).toEqual(before);
     });

@@ -1,0 +1,216 @@
+// The one launcher of the real operator (`node dist/cmd/main.js run`) for the integration tests, chaos/ and bench/:
+// its own process group (a kill takes the operator and its helm children at once, as a container kill does), its
+// output written to a file as a container runtime writes a log, and that JSON log followed as typed records. Used
+// by test/support/operator.ts, the image-stages test, chaos/operator.ts and bench/operator-process.ts; never signals
+// a group it did not start.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+
+/** One line of the operator's JSON log (pino's fields, plus whatever the line carries). */
+export interface LogRecord {
+  readonly level?: string;
+  readonly msg?: string;
+  /** ISO time. */
+  readonly time?: string;
+  readonly [field: string]: unknown;
+}
+
+/** The record of a JSON log line; undefined for anything else (a torn line, a Node warning). */
+export function parseLogLine(line: string): LogRecord | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const v: unknown = JSON.parse(line);
+    return typeof v === 'object' && v !== null ? (v as LogRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface LaunchOptions {
+  /** The repository root: the operator's working directory (dist/cmd/main.js and charts/ resolve from there). */
+  readonly root: string;
+  /** KUBECONFIG. @default as in `env` */
+  readonly kubeconfig?: string;
+  /** `run --watches-file`. @default the operator's (./watches.yaml) */
+  readonly watchesFile?: string;
+  /** The helm binary (HELM_BINARY). @default as in `env` */
+  readonly helm?: string;
+  /** Flags after `run --watches-file=…`. */
+  readonly args?: readonly string[];
+  /** The environment to start from. @default process.env (KUBECONFIG and HELM_BINARY are set on top) */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The operator as an image runs it: its ENTRYPOINT (with `args` after it), working directory and user, instead of
+   * `node dist/cmd/main.js run` in the repository. @default the repository's build
+   */
+  readonly entrypoint?: {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly cwd: string;
+    readonly uid?: number | undefined;
+    readonly gid?: number | undefined;
+  };
+  /** Where the operator's stdout and stderr go (created, or truncated unless `appendLog`). */
+  readonly logFile: string;
+  /** Append to `logFile` (a restarted operator's log after the last one's); only the new lines are followed. */
+  readonly appendLog?: boolean;
+  /** Called for each complete log line, in order, as the file is followed (every 50 ms, and on each read). */
+  readonly onLine?: (line: string, record: LogRecord | undefined) => void;
+}
+
+export interface OperatorProcess {
+  readonly pid: number;
+  /** Whether the operator has not exited yet. */
+  running(): boolean;
+  /** Everything logged so far (the last 4 MB once it passes 8 MB). */
+  output(): string;
+  /** The records logged so far whose `msg` is `msg`. */
+  logged(msg: string): LogRecord[];
+  /** SIGKILL to the whole process group (operator and helm children); resolves once every member is gone. */
+  killGroup(): Promise<void>;
+  /** SIGTERM to the operator (it stops its helm children), SIGKILL to the group after `timeoutMs`; its exit code. */
+  stop(timeoutMs?: number): Promise<number | null>;
+  /** The exit code (null after a signal), once the log is read to its end. */
+  readonly exited: Promise<number | null>;
+}
+
+const MAX_KEPT = 8_000_000;
+
+export function launchOperator(o: LaunchOptions): OperatorProcess {
+  const main = join(o.root, 'dist/cmd/main.js');
+  if (!o.entrypoint && !existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  const watches = o.watchesFile === undefined ? [] : [`--watches-file=${o.watchesFile}`];
+  const [command, argv] = o.entrypoint
+    ? [o.entrypoint.command, [...o.entrypoint.args, ...(o.args ?? [])]]
+    : [process.execPath, [main, 'run', ...watches, ...(o.args ?? [])]];
+  const user =
+    o.entrypoint?.uid === undefined ? {} : { uid: o.entrypoint.uid, gid: o.entrypoint.gid ?? o.entrypoint.uid };
+  const out = openSync(o.logFile, o.appendLog ? 'a' : 'w');
+  const from = fstatSync(out).size;
+  const child = spawn(command, argv, {
+    cwd: o.entrypoint?.cwd ?? o.root,
+    detached: true, // its own process group: the operator and the helm processes it starts
+    env: {
+      ...(o.env ?? process.env),
+      ...(o.kubeconfig === undefined ? {} : { KUBECONFIG: o.kubeconfig }),
+      ...(o.helm === undefined ? {} : { HELM_BINARY: o.helm }),
+    },
+    stdio: ['ignore', out, out],
+    ...user,
+  });
+  closeSync(out);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not start the operator');
+  let kept = '';
+  const follow = followFile(o.logFile, from, (line) => {
+    kept += `${line}\n`;
+    if (kept.length > MAX_KEPT) kept = kept.slice(-MAX_KEPT / 2);
+    o.onLine?.(line, parseLogLine(line));
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      follow.stop();
+      resolve(code);
+    }),
+  );
+  const groupGone = async (timeoutMs: number) => {
+    const deadline = performance.now() + timeoutMs;
+    while (groupMembers(pid).length > 0) {
+      if (performance.now() > deadline) throw new Error(`process group ${pid} still has members after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const signalGroup = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  return {
+    pid,
+    running: () => child.exitCode === null && child.signalCode === null,
+    output() {
+      follow.poll();
+      return kept;
+    },
+    logged(msg) {
+      follow.poll();
+      const records: LogRecord[] = [];
+      for (const line of kept.split('\n')) {
+        if (!line.includes(`"msg":${JSON.stringify(msg)}`)) continue;
+        const r = parseLogLine(line);
+        if (r?.msg === msg) records.push(r);
+      }
+      return records;
+    },
+    async killGroup() {
+      signalGroup('SIGKILL');
+      await exited;
+      await groupGone(10_000);
+    },
+    async stop(timeoutMs = 60_000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const late = setTimeout(() => signalGroup('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(late);
+      await groupGone(timeoutMs);
+      return code;
+    },
+    exited,
+  };
+}
+
+/** PIDs and command names of the live processes in process group `pgid` (from /proc/PID/stat, field 5). */
+export function groupMembers(pgid: number): { pid: number; comm: string }[] {
+  const found: { pid: number; comm: string }[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) === pgid && f[0] !== 'Z') found.push({ pid: Number(d), comm });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * Calls `onLine` for each complete line written to `path` after byte `from`, every 50 ms and on poll(); stop() reads
+ * the rest.
+ */
+function followFile(path: string, from: number, onLine: (line: string) => void): { poll(): void; stop(): void } {
+  const fd = openSync(path, 'r');
+  const buf = Buffer.alloc(1 << 20);
+  const decoder = new StringDecoder('utf8'); // a character split between two reads stays whole
+  let position = from;
+  let pending = '';
+  let open = true;
+  const poll = () => {
+    if (!open) return;
+    for (let n = readSync(fd, buf, 0, buf.length, position); n > 0; n = readSync(fd, buf, 0, buf.length, position)) {
+      position += n;
+      const lines = (pending + decoder.write(buf.subarray(0, n))).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    }
+  };
+  const timer = setInterval(poll, 50);
+  timer.unref();
+  return {
+    poll,
+    stop() {
+      poll();
+      if (pending) onLine(pending);
+      pending = '';
+      clearInterval(timer);
+      open = false;
+      closeSync(fd);
+    },
+  };
+}
