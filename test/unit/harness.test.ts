@@ -18,7 +18,7 @@ function files(dir: string): string[] {
 }
 
 /** Whether the module text can start an operator: an async spawn, and the entry point run with `run`. */
-export function launchesOperator(text: string): boolean {
+function launchesOperator(text: string): boolean {
   const spawns = /import\s*\{[^}]*\b(spawn|fork|execFile)\b[^}]*\}\s*from\s*'node:child_process'/.test(text);
   const names = /main\.js|ENTRYPOINT/.test(text) && /'run'/.test(text);
   return spawns && names;
