@@ -101,12 +101,13 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
   ];
   const operator = launchOperator({
     root: ROOT,
-    kubeconfig: cluster.kubeconfig,
     watchesFile,
-    helm: COUNTING_HELM,
     args: [...off, ...args],
+    // A test's own KUBECONFIG or HELM_BINARY (a restricted account, a wrapper, a missing helm) wins.
     env: {
       ...process.env,
+      KUBECONFIG: cluster.kubeconfig,
+      HELM_BINARY: COUNTING_HELM,
       COUNTING_HELM_REAL: opts.helm ?? Object.values(cluster.helms)[0],
       COUNTING_HELM_LOG: helmLog,
       ...opts.env,
