@@ -11,7 +11,6 @@ import { LeaderElector, type LeaseTiming } from '../leader/election.js';
 import { shardLeaseName } from '../leader/shard-hash.js';
 import { ShardSet } from '../leader/shards.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
-import { parseOwnershipArgs } from '../ownership/context.js';
 import { type FifoPostRenderServer, startFifoPostRenderServer } from '../ownership/fifo-server.js';
 import type { PostRenderRequest } from '../ownership/request.js';
 import { OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
@@ -103,17 +102,11 @@ export class Manager {
     // Every manifest helm is about to apply: what it puts outside the CR's namespace is remembered, so that a
     // deletion that finds the release record gone (a namespace deleted mid-install) still removes it.
     const outside = new OutsideObjectMemo();
-    const render = o.postRender.render;
     this.#renderServer = await startFifoPostRenderServer({
       dir: o.postRender.dir,
       kill: o.postRender.kill,
       signal,
-      render: async (req, s) => {
-        const out = await render(req, s);
-        const owner = parseOwnershipArgs(req.args).owner;
-        outside.rememberAttempt(`${owner.namespace}/${owner.name}`, owner.namespace, out);
-        return out;
-      },
+      render: outside.remembering(o.postRender.render),
       logger: logger.child({ component: 'post-render' }),
     });
     // Leader election: losing the lease stops reconciling at once (exit 1); a graceful stop releases it so that a

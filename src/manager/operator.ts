@@ -2,7 +2,7 @@
 // fed by one informer per watched namespace (crEventHandler), reconciling through HelmReconciler, plus the
 // dependent watcher. Called by the manager (manager.ts) once it may lead; never reads process.* or exits.
 import { Informer } from '../cache/informer.js';
-import { splitKey } from '../cache/store.js';
+import { InformerSet } from '../cache/informer-set.js';
 import { transformingClient } from '../cache/strip.js';
 import { chartName, type Watch } from '../config/watches.js';
 import { Controller } from '../controller/controller.js';
@@ -20,12 +20,12 @@ import type { OperatorMetrics } from '../observability/metrics.js';
 import type { OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
 import { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { StatusManifestMode } from '../reconciler/types.js';
+import { releaseInformers } from '../records/informers.js';
+import { ValuesFromWatch } from '../references/values-from-watch.js';
 import { runGroup } from './group.js';
 import { processHelm } from './process-helm.js';
 import { watchReconciler } from './reconciler.js';
-import { releaseInformers } from './release-informers.js';
 import { type ShardOwnership, shardGate } from './shard-gate.js';
-import { ValuesFromWatch } from './values-from-watch.js';
 
 export interface OperatorOptions {
   readonly watches: readonly Watch[];
@@ -102,11 +102,8 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     const name = `${watch.kind.toLowerCase()}-controller`;
     const logger = o.logger.child({ controller: name });
     // The CR informers, by namespace ('' = all namespaces, or a cluster-scoped kind): reconciles read from them.
-    const informers = new Map<string, Informer>();
-    const informerOf = (namespace: string) => informers.get(namespace) ?? informers.get('');
-    const cached = (namespace: string, name: string) =>
-      informerOf(namespace)?.get(resource.namespaced ? namespace : '', name);
-    const gate = o.shards && shardGate({ shards: o.shards, cached: (key) => cached(...splitKey(key)) });
+    const informers = new InformerSet<Informer>(resource.namespaced);
+    const gate = o.shards && shardGate({ shards: o.shards, cached: informers.getKey.bind(informers) });
     const limits = o.chartRollout ?? { maxConcurrent: 2, maxFailures: 0 };
     const rollout =
       limits.maxConcurrent > 0
@@ -115,8 +112,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     const reconciler = watchReconciler({
       watch,
       resource,
-      cached,
-      synced: (namespace) => informerOf(namespace)?.hasSynced() ?? false,
+      cache: informers,
       name,
       kube: o.kube,
       helm,
@@ -137,7 +133,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       name,
       reconcile: gate
         ? (key, s, log) => gate.run(key, s, (held) => reconciler.reconcile(key, held, log), {})
-        : (key, s, log) => reconciler.reconcile(key, s, log),
+        : reconciler.reconcile.bind(reconciler),
       ...(gate ? { admit: gate.admit } : {}),
       concurrency: watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles,
       clock: o.clock,
@@ -165,7 +161,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
         controller.enqueue(key);
       };
       informer.addEventHandler(valuesFrom.handler(gvkText, reconcileNow));
-      informers.set(namespace, informer);
+      informers.add(namespace, informer);
       controller.addSource(informer);
     }
     // Taking a shard reconciles its CRs: the informers saw them while it was not ours.

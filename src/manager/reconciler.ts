@@ -10,16 +10,16 @@ import type { DependentWatcher } from '../dependents/watcher.js';
 import { DriftRepairer } from '../drift/repair.js';
 import { createEventRecorder } from '../events/recorder.js';
 import type { HelmClient } from '../helm/cli.js';
-import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
-import { formatOwnershipArgs } from '../ownership/context.js';
-import { crAccess } from '../reconciler/cr-access.js';
+import { ownershipArgsFor } from '../ownership/context.js';
+import { type CrCache, crAccess } from '../reconciler/cr-access.js';
 import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
 import { cleanupRelease } from '../reconciler/deletion/uninstall-wait.js';
 import { referenceReader } from '../reconciler/inputs/values-from.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
 import type { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
-import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
+import type { StatusManifestMode } from '../reconciler/types.js';
 import { releaseReader } from '../records/reader.js';
 import type { ReleaseReader } from '../records/types.js';
 
@@ -27,10 +27,8 @@ export interface WatchReconcilerOptions {
   readonly watch: Watch;
   /** The watched kind's API resource (from discovery). */
   readonly resource: ApiResource;
-  /** The CR informers' copy of a CR: reconciles read it instead of a GET. */
-  readonly cached?: ((namespace: string, name: string) => KubeObject | undefined) | undefined;
-  /** True once the CR informer covering the namespace has listed (a CR it does not hold is then gone). */
-  readonly synced?: ((namespace: string) => boolean) | undefined;
+  /** The CR informers: reconciles read their copy instead of a GET. @default none: a GET per reconcile */
+  readonly cache?: CrCache | undefined;
   /** `<lowercase kind>-controller`: the events' component and the drift metrics' label. */
   readonly name: string;
   readonly kube: KubeClient;
@@ -77,10 +75,10 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     chartName: chart,
     dependents,
     references: referenceReader(kube),
-    ...(o.postRender ? { postRenderArgs: (cr: CustomResource) => ownershipArgs(cr, chart) } : {}),
+    ...(o.postRender ? { postRenderArgs: ownershipArgsFor(chart) } : {}),
     defaultReconcilePeriodMs: o.reconcilePeriodMs,
     periodJitter: Math.random, // ±10 %: CRs created together do not stay in lockstep
-    crs: crAccess(kube, o.resource, { cached: o.cached, synced: o.synced }),
+    crs: crAccess(kube, o.resource, { cache: o.cache }),
     releases: o.releases ?? releaseReader(kube),
     helm: o.helm,
     events,
@@ -93,20 +91,5 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     ...(o.chartRollout ? { chartRollout: o.chartRollout } : {}),
     clock: o.clock,
     logger,
-  });
-}
-
-/** The post-renderer's arguments for a CR: its identity as the owner of what its release renders. */
-function ownershipArgs(cr: CustomResource, chart: string): readonly string[] {
-  return formatOwnershipArgs({
-    owner: {
-      apiVersion: cr.apiVersion,
-      kind: cr.kind,
-      namespace: cr.metadata.namespace ?? '',
-      name: cr.metadata.name,
-      uid: cr.metadata.uid ?? '',
-    },
-    chart,
-    releaseNamespace: cr.metadata.namespace ?? '',
   });
 }

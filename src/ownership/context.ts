@@ -43,3 +43,26 @@ export function parseOwnershipArgs(args: readonly string[]): OwnershipContext {
   };
   return { owner, chart: need('chart'), releaseNamespace: owner.namespace };
 }
+
+/** The object whose post-render arguments ownershipArgsFor builds (a custom resource, as the reconciler reads it). */
+export interface OwnerObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly uid?: string };
+}
+
+/** The post-renderer's arguments for each CR of a watch of `chart`: the CR owns what its release renders. */
+export function ownershipArgsFor(chart: string): (cr: OwnerObject) => readonly string[] {
+  return (cr) =>
+    formatOwnershipArgs({
+      owner: {
+        apiVersion: cr.apiVersion,
+        kind: cr.kind,
+        namespace: cr.metadata.namespace ?? '',
+        name: cr.metadata.name,
+        uid: cr.metadata.uid ?? '',
+      },
+      chart,
+      releaseNamespace: cr.metadata.namespace ?? '',
+    });
+}

@@ -33,7 +33,7 @@ function api(server: Map<string, KubeObject>) {
 describe('crAccess', () => {
   it("reads the informer's copy without a request, and GETs the server's copy only for latest()", async () => {
     const { kube, gets } = api(new Map([['web', cr('web', '7')]]));
-    const crs = crAccess(kube, res, { cached: () => cr('web', '5'), synced: () => true });
+    const crs = crAccess(kube, res, { cache: { get: () => cr('web', '5'), synced: () => true } });
     expect((await crs.get('apps', 'web', { signal }))?.metadata.resourceVersion).toBe('5');
     expect(gets).toEqual([]);
     expect((await crs.latest?.('apps', 'web', { signal }))?.metadata.resourceVersion).toBe('7');
@@ -42,14 +42,14 @@ describe('crAccess', () => {
 
   it('treats a CR the synced cache does not hold as gone, without a GET', async () => {
     const { kube, gets } = api(new Map([['web', cr('web', '7')]]));
-    const crs = crAccess(kube, res, { cached: () => undefined, synced: () => true });
+    const crs = crAccess(kube, res, { cache: { get: () => undefined, synced: () => true } });
     expect(await crs.get('apps', 'web', { signal })).toBeUndefined();
     expect(gets).toEqual([]);
   });
 
   it('GETs before the cache has synced, and without a cache', async () => {
     const { kube, gets } = api(new Map([['web', cr('web', '7')]]));
-    const unsynced = crAccess(kube, res, { cached: () => undefined, synced: () => false });
+    const unsynced = crAccess(kube, res, { cache: { get: () => undefined, synced: () => false } });
     expect((await unsynced.get('apps', 'web', { signal }))?.metadata.resourceVersion).toBe('7');
     expect(await crAccess(kube, res).get('apps', 'gone', { signal })).toBeUndefined();
     expect(gets).toEqual(['web', 'gone']);

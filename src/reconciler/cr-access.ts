@@ -17,15 +17,18 @@ function asObj(cr: CustomResource): KubeObject {
 
 export interface CrAccessOptions {
   /**
-   * The informer's copy of a CR (controller-runtime's cached client): a reconcile then costs no GET. A write based
-   * on a copy that lags fails with a conflict, and the updater re-reads with latest(). @default none: always GET
+   * The informers' copies of the CRs (controller-runtime's cached client): a reconcile then costs no GET. A write
+   * based on a copy that lags fails with a conflict, and the updater re-reads with latest(). Once the informer
+   * covering a namespace has listed, a CR it does not hold is gone (every key comes from its events or from an
+   * object it held), and no GET is sent to learn that. @default none: always GET
    */
-  readonly cached?: ((namespace: string, name: string) => KubeObject | undefined) | undefined;
-  /**
-   * True once the informer covering `namespace` has listed: then a CR it does not hold is gone (every key comes from
-   * its events or from an object it held), and no GET is sent to learn that. @default never: a miss is a GET
-   */
-  readonly synced?: ((namespace: string) => boolean) | undefined;
+  readonly cache?: CrCache | undefined;
+}
+
+/** The informers' copies of one watched kind (cache/informer-set.ts' InformerSet). */
+export interface CrCache {
+  get(namespace: string, name: string): KubeObject | undefined;
+  synced(namespace: string): boolean;
 }
 
 /**
@@ -39,9 +42,9 @@ export function crAccess(kube: KubeClient, res: ApiResource, options: CrAccessOp
   };
   return {
     async get(namespace, name, { signal }) {
-      const cached = options.cached?.(namespace, name);
+      const cached = options.cache?.get(namespace, name);
       if (cached) return asCr(cached);
-      return options.synced?.(namespace) ? undefined : latest(namespace, name, signal);
+      return options.cache?.synced(namespace) ? undefined : latest(namespace, name, signal);
     },
     latest: (namespace, name, { signal }) => latest(namespace, name, signal),
     async setFinalizers(cr, finalizers, { signal }) {

@@ -17,7 +17,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['kube', 'helm', 'config'],
   ['cache', 'records', 'events', 'leader', 'drift', 'ownership', 'readiness', 'server', 'controller'],
   ['observability', 'reconciler'],
-  ['dependents'],
+  ['dependents', 'references'],
   ['deploy', 'scaffold'],
   ['manager'],
   ['cmd'],

@@ -3,9 +3,9 @@
 // hidden outside the CR's timeout and slow-run notice), and that a reconcile's helm call reaches the real adapter
 // with both the secrets and the timeout set, once the process-wide middlewares saw it.
 import { describe, expect, it } from 'vitest';
-import { helmMetrics } from '../../src/cmd/helm-metrics.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { processHelm, processMiddlewares } from '../../src/manager/process-helm.js';
+import { helmMetrics } from '../../src/observability/helm-metrics.js';
 import { reconcileHelm, reconcileMiddlewares } from '../../src/reconciler/release/reconcile-helm.js';
 import type { StatusUpdater } from '../../src/reconciler/status/updater.js';
 import { FakeClock } from '../fakes/clock.js';

@@ -7,6 +7,11 @@ import { helmUninstallSkips, splitManifest } from '../../helm/manifest.js';
 import { NotFoundError } from '../../kube/errors.js';
 import { parseApiVersion } from '../../kube/paths.js';
 import type { KubeClient } from '../../kube/types.js';
+import { parseOwnershipArgs } from '../../ownership/context.js';
+import type { PostRenderRequest } from '../../ownership/request.js';
+
+/** The post-renderer's render of one request: the manifest helm applies. */
+type Render = (req: PostRenderRequest, signal: AbortSignal) => Promise<string>;
 
 /** Helm's ownership annotations on every object it installs. */
 const RELEASE_NAME = 'meta.helm.sh/release-name';
@@ -56,6 +61,19 @@ export function outsideObjectsOrNone(manifest: string, crNamespace: string): Out
 export class OutsideObjectMemo {
   readonly #byKey = new Map<string, { readonly revision: number; readonly refs: readonly OutsideRef[] }>();
   readonly #attempts = new Map<string, Map<string, OutsideRef>>();
+
+  /**
+   * The post-renderer's `render`, which also remembers what each manifest it returns puts outside its CR's
+   * namespace (rememberAttempt): a deletion that finds the release record gone still removes it.
+   */
+  remembering(render: Render): Render {
+    return async (req, signal) => {
+      const out = await render(req, signal);
+      const owner = parseOwnershipArgs(req.args).owner;
+      this.rememberAttempt(`${owner.namespace}/${owner.name}`, owner.namespace, out);
+      return out;
+    };
+  }
 
   /** Adds the outside objects of a manifest helm is about to apply for this CR; kept until forget(). */
   rememberAttempt(key: string, crNamespace: string, manifest: string): void {

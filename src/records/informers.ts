@@ -7,9 +7,9 @@ import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
-import { ReleaseCache } from '../records/cache.js';
-import { CachedReleaseReader, type ReleaseRecordView } from '../records/cached-reader.js';
-import { releaseReader, SECRETS } from '../records/reader.js';
+import { ReleaseCache } from './cache.js';
+import { CachedReleaseReader, type ReleaseRecordView } from './cached-reader.js';
+import { releaseReader, SECRETS } from './reader.js';
 
 export interface ReleaseInformersOptions {
   readonly kube: KubeClient;
