@@ -1,5 +1,5 @@
 // The modules of src/ that one spec-change upgrade runs through, measured rather than read: the real operator (the
-// one launcher, test/support/operator-process.ts) on a local plane (chaos/plane.ts), V8's precise coverage over the
+// one launcher, test/support/operator-process.ts) on a local plane (chaos/kit/plane.ts), V8's precise coverage over the
 // inspector reset once the CR is Deployed, the spec changed, and the coverage read once the CR shows the new
 // revision Deployed. Prints the modules entered, by folder, and their count. Not a test; a few seconds on a warm plane.
 //   node bench/walk.ts                 this checkout's dist/ (npm run build first)
@@ -9,8 +9,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPlane, until } from '../chaos/plane.ts';
-import { run } from '../chaos/proc.ts';
+import { startPlane, until } from '../chaos/kit/plane.ts';
+import { run } from '../chaos/kit/proc.ts';
 import { launchOperator } from '../test/support/operator-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');

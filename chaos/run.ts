@@ -5,13 +5,13 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startPlane } from './plane.ts';
-import { formatTable, type Row, type Scenario } from './scenario.ts';
-import { badInput } from './scenarios/bad-input.ts';
-import { kills } from './scenarios/kills.ts';
-import { leader } from './scenarios/leader.ts';
-import { network } from './scenarios/network.ts';
-import { restarts } from './scenarios/restarts.ts';
+import { startPlane } from './kit/plane.ts';
+import { formatTable, type Row, type Scenario } from './kit/scenario.ts';
+import { badInput } from './scenarios/bad-input/index.ts';
+import { kills } from './scenarios/kills/index.ts';
+import { leader } from './scenarios/leader/index.ts';
+import { network } from './scenarios/network/index.ts';
+import { restarts } from './scenarios/restarts/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SCENARIOS: readonly Scenario[] = [kills, restarts, network, leader, badInput];

@@ -5,9 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { memMiB } from '../bench/proc.ts';
-import { createNamespace, crs, deployedAtGeneration, installSampleCrd, kubeFor, releaseRecords } from './kube.ts';
-import { startOperator } from './operator.ts';
-import { sleep, startPlane, until } from './plane.ts';
+import { createNamespace, crs, deployedAtGeneration, installSampleCrd, kubeFor, releaseRecords } from './kit/kube.ts';
+import { startOperator } from './kit/operator.ts';
+import { sleep, startPlane, until } from './kit/plane.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NS = 'chaos-soak';

@@ -52,7 +52,7 @@ export interface InformerOptions {
   /**
    * Abort and resume a watch that delivered nothing (bookmarks included) for this long. With bookmarks the API
    * server sends something about once a minute, so silence this long means a stalled connection (client-node
-   * #364/#596). 150 s, 2.5 bookmark intervals: a connection a middlebox silently dropped (chaos/network-hole.ts)
+   * #364/#596). 150 s, 2.5 bookmark intervals: a connection a middlebox silently dropped (chaos/scenarios/network/hole.ts)
    * left the operator blind for 271 s after a 30 s outage with the earlier 5 min. @default 150_000
    */
   readonly inactivityTimeoutMs?: number;
@@ -61,7 +61,7 @@ export interface InformerOptions {
   /**
    * Retry delay cap. 10 s, not client-go's 30 s: a watch retried against an API server that is away costs it
    * nothing, one that answers 429/5xx is protected by Priority and Fairness, and after a restart of the API server
-   * (chaos/scenarios/restarts.ts) a 30 s cap alone could spend a 30 s recovery budget. @default 10_000
+   * (chaos/scenarios/restarts/index.ts) a 30 s cap alone could spend a 30 s recovery budget. @default 10_000
    */
   readonly backoffMaxMs?: number;
   /** @default realClock */

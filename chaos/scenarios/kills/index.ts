@@ -4,23 +4,13 @@
 // operator groups it started, and leaves every operator stopped when it returns.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brief, converged, inspect, planeHelmProcesses, type Verdict } from '../kills-checks.ts';
-import {
-  between,
-  type NginxSpec,
-  nextOp,
-  type Op,
-  pick,
-  pickSeed,
-  plan,
-  randomSpec,
-  seededRandom,
-} from '../kills-model.ts';
-import { createNamespace, crs, installSampleCrd, KIND, kubeFor } from '../kube.ts';
-import { type OperatorHandle, startOperator } from '../operator.ts';
-import { sleep, until } from '../plane.ts';
-import { groupMembers } from '../proc.ts';
-import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../scenario.ts';
+import { createNamespace, crs, installSampleCrd, KIND, kubeFor } from '../../kit/kube.ts';
+import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
+import { sleep, until } from '../../kit/plane.ts';
+import { groupMembers } from '../../kit/proc.ts';
+import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
+import { brief, converged, inspect, planeHelmProcesses, type Verdict } from './checks.ts';
+import { between, type NginxSpec, nextOp, type Op, pick, pickSeed, plan, randomSpec, seededRandom } from './model.ts';
 
 const NS = 'chaos-kills';
 const isHelm = (m: { comm: string }) => m.comm.startsWith('helm');

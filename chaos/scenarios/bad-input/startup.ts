@@ -1,15 +1,15 @@
 // Bad-input cases at startup: a bad watches.yaml, chart, helm, kubeconfig, flag or missing CRD, each run as a short
 // operator process that must exit non-zero with the documented code and a message naming the problem within a
-// deadline (not hang), or, for what the README calls a warning, keep running. Used by chaos/scenarios/bad-input.ts;
+// deadline (not hang), or, for what the README calls a warning, keep running. Used by chaos/scenarios/bad-input/index.ts;
 // each process watches only an empty namespace and is stopped in a finally.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CaseResult } from './bad-input-case.ts';
-import { cell, watchExit } from './bad-input-kube.ts';
-import { startOperator } from './operator.ts';
-import type { Plane } from './plane.ts';
-import { until } from './plane.ts';
-import { seconds } from './scenario.ts';
+import { startOperator } from '../../kit/operator.ts';
+import type { Plane } from '../../kit/plane.ts';
+import { until } from '../../kit/plane.ts';
+import { seconds } from '../../kit/scenario.ts';
+import type { CaseResult } from './case.ts';
+import { cell, watchExit } from './kube.ts';
 
 export interface StartupEnv {
   readonly root: string;

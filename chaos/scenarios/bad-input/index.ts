@@ -3,18 +3,18 @@
 // processes that must exit with a clear error. Run by chaos/run.ts; stops every operator it starts, in a finally.
 import { chmodSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BadCase, type CaseEnv, type CaseResult, runCases } from '../bad-input-case.ts';
-import { CHART_KINDS, chartCases } from '../bad-input-chart-cases.ts';
-import { crCases } from '../bad-input-cr-cases.ts';
-import { DOOMED_NS, envCases, VANISHING } from '../bad-input-env-cases.ts';
-import { cell, GROUP, installLooseCrd, readyz, watchExit } from '../bad-input-kube.ts';
-import { rbacCase } from '../bad-input-rbac.ts';
-import { EMPTY_NS, runStartupCases, type StartupEnv } from '../bad-input-startup.ts';
-import { startupCases } from '../bad-input-startup-cases.ts';
-import { createNamespace, crs, deployedAtGeneration, installSampleCrd, kubeFor } from '../kube.ts';
-import { startOperator } from '../operator.ts';
-import { until } from '../plane.ts';
-import { type Row, row, type Scenario, type ScenarioContext } from '../scenario.ts';
+import { createNamespace, crs, deployedAtGeneration, installSampleCrd, kubeFor } from '../../kit/kube.ts';
+import { startOperator } from '../../kit/operator.ts';
+import { until } from '../../kit/plane.ts';
+import { type Row, row, type Scenario, type ScenarioContext } from '../../kit/scenario.ts';
+import { type BadCase, type CaseEnv, type CaseResult, runCases } from './case.ts';
+import { CHART_KINDS, chartCases } from './chart-cases.ts';
+import { crCases } from './cr-cases.ts';
+import { DOOMED_NS, envCases, VANISHING } from './env-cases.ts';
+import { cell, GROUP, installLooseCrd, readyz, watchExit } from './kube.ts';
+import { rbacCase } from './rbac.ts';
+import { EMPTY_NS, runStartupCases, type StartupEnv } from './startup.ts';
+import { startupCases } from './startup-cases.ts';
 
 const NS = 'bad-input';
 const CANARY = 'canary';

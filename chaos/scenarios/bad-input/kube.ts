@@ -1,14 +1,14 @@
 // Kubernetes helpers of the bad-input chaos scenario: loose CRDs of the group chaos.example.com, CRs of any kind,
 // their conditions and events, the operator's /readyz, and a kubeconfig of a ServiceAccount. Used by
-// chaos/scenarios/bad-input.ts and the chaos/bad-input-*.ts case tables; touches only what the scenario created.
+// chaos/scenarios/bad-input/index.ts and the chaos/scenarios/bad-input/*.ts case tables; touches only what the scenario created.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { crs, KIND, type KindRef, type Kube } from './kube.ts';
+import { crs, KIND, type KindRef, type Kube } from '../../kit/kube.ts';
 
-export type { Condition, KindRef } from './kube.ts';
+export type { Condition, KindRef } from '../../kit/kube.ts';
 
-import type { OperatorHandle } from './operator.ts';
+import type { OperatorHandle } from '../../kit/operator.ts';
 
 export const GROUP = 'chaos.example.com';
 
@@ -58,7 +58,7 @@ export async function installLooseCrd(k: Kube, kind: string): Promise<void> {
   await k.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
 }
 
-/** CRs of kind `ref` in `namespace` (chaos/kube.ts), created with annotations rather than whole metadata. */
+/** CRs of kind `ref` in `namespace` (chaos/kit/kube.ts), created with annotations rather than whole metadata. */
 export function objects(k: Kube, ref: KindRef, namespace: string) {
   const c = crs(k, namespace, ref);
   return {

@@ -1,9 +1,9 @@
 // The end-state checks of the "kills" chaos scenario (also used by "leader"): live CRs Deployed at their generation
 // with their spec applied, no pending-* release, nothing left of a deleted CR, and no helm process of this plane left.
-// Used by chaos/scenarios/kills.ts and chaos/scenarios/leader.ts; only reads the cluster and /proc, never changes them.
+// Used by chaos/scenarios/kills/index.ts and chaos/scenarios/leader/index.ts; only reads the cluster and /proc, never changes them.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
-import { expected } from './kills-model.ts';
-import { type Cr, crs, deployedAtGeneration, type Kube } from './kube.ts';
+import { type Cr, crs, deployedAtGeneration, type Kube } from '../../kit/kube.ts';
+import { expected } from './model.ts';
 
 export interface Verdict {
   /** Live CRs not Deployed at their generation, or whose objects do not show their spec yet. */

@@ -11,10 +11,10 @@ import {
   type Kube,
   kubeFor,
   releaseRecords,
-} from '../kube.ts';
-import { startOperator } from '../operator.ts';
-import { type Component, sleep, until } from '../plane.ts';
-import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../scenario.ts';
+} from '../../kit/kube.ts';
+import { startOperator } from '../../kit/operator.ts';
+import { type Component, sleep, until } from '../../kit/plane.ts';
+import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
 
 const NS = 'chaos-restarts';
 const DOWN_MS = 5_000;

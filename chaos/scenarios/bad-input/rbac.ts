@@ -1,13 +1,13 @@
 // Bad-input case "RBAC for Secrets removed while the operator runs": an operator of its own, as a ServiceAccount
 // bound to a Role in its own namespace (WATCH_NAMESPACE), loses the Secrets rule; a new CR and a spec change must
-// end with a condition that names the forbidden verb on secrets. Used by chaos/scenarios/bad-input.ts; stops the
+// end with a condition that names the forbidden verb on secrets. Used by chaos/scenarios/bad-input/index.ts; stops the
 // operator it started, always.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BadCase, expectWithin, Missed, showCondition } from './bad-input-case.ts';
-import { objects, serviceAccountKubeconfig, watchExit } from './bad-input-kube.ts';
-import { deployedAtGeneration } from './kube.ts';
-import { type OperatorHandle, startOperator } from './operator.ts';
+import { deployedAtGeneration } from '../../kit/kube.ts';
+import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
+import { type BadCase, expectWithin, Missed, showCondition } from './case.ts';
+import { objects, serviceAccountKubeconfig, watchExit } from './kube.ts';
 
 const NS = 'bad-input-rbac';
 const RW = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];

@@ -1,12 +1,12 @@
 // Shared pieces of the network chaos scenario: a kubeconfig that points at a proxy, the watches file, changes to
 // CRs (made through the direct API) and the check that a change is applied (CR Deployed at its generation, its
-// spec on the Deployment). Used by chaos/scenarios/network.ts and chaos/network-leader.ts; holds no processes.
+// spec on the Deployment). Used by chaos/scenarios/network/index.ts and chaos/scenarios/network/leader.ts; holds no processes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crs, deployedAtGeneration, type Kube } from './kube.ts';
-import { type OperatorHandle, startOperator } from './operator.ts';
-import { until } from './plane.ts';
-import type { ScenarioContext } from './scenario.ts';
+import { crs, deployedAtGeneration, type Kube } from '../../kit/kube.ts';
+import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
+import { until } from '../../kit/plane.ts';
+import type { ScenarioContext } from '../../kit/scenario.ts';
 
 /** Writes a copy of the plane's kubeconfig whose server is 127.0.0.1:`port` (same CA and client certificate). */
 export function proxyKubeconfig(ctx: ScenarioContext, port: number, file: string): string {

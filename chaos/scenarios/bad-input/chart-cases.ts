@@ -1,12 +1,12 @@
 // Bad-input cases about charts: the broken fixture charts of chaos/fixtures/bad-chart-*, each watched as its own
 // kind, and a release name already taken by another chart (installed by helm directly). A table for
-// chaos/scenarios/bad-input.ts; never changes a release it did not install, nor the canary.
+// chaos/scenarios/bad-input/index.ts; never changes a release it did not install, nor the canary.
 import { join } from 'node:path';
-import { type BadCase, type CaseEnv, conditionCase, expectCondition, expectWithin, Missed } from './bad-input-case.ts';
-import { eventsOf, kindRef, NGINX, objects } from './bad-input-kube.ts';
-import { releaseRecords } from './kube.ts';
-import { run } from './proc.ts';
-import { seconds } from './scenario.ts';
+import { releaseRecords } from '../../kit/kube.ts';
+import { run } from '../../kit/proc.ts';
+import { seconds } from '../../kit/scenario.ts';
+import { type BadCase, type CaseEnv, conditionCase, expectCondition, expectWithin, Missed } from './case.ts';
+import { eventsOf, kindRef, NGINX, objects } from './kube.ts';
 
 /** The kinds these cases watch, each with its fixture chart (folder under chaos/fixtures). */
 export const CHART_KINDS: Readonly<Record<string, string>> = {

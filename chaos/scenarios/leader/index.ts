@@ -4,7 +4,6 @@
 // Called by chaos/run.ts; signals only the groups it started, and stops every replica before it returns.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brief, latestReleases, pendingRecords, planeHelmProcesses } from '../kills-checks.ts';
 import {
   createNamespace,
   crs,
@@ -13,12 +12,13 @@ import {
   KIND,
   kubeFor,
   releaseRecords,
-} from '../kube.ts';
-import { hookCompleter, leaseHolder } from '../leader-hooks.ts';
-import { type OperatorHandle, startOperator } from '../operator.ts';
-import { until } from '../plane.ts';
-import { groupMembers } from '../proc.ts';
-import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../scenario.ts';
+} from '../../kit/kube.ts';
+import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
+import { until } from '../../kit/plane.ts';
+import { groupMembers } from '../../kit/proc.ts';
+import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
+import { brief, latestReleases, pendingRecords, planeHelmProcesses } from '../kills/checks.ts';
+import { hookCompleter, leaseHolder } from './hooks.ts';
 
 const NS = 'chaos-leader';
 const LEASE = 'chaos-leader';

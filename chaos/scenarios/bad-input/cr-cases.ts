@@ -1,5 +1,5 @@
 // Bad-input cases about a CR itself: its spec, its name, its values, its size and its annotations (values-from
-// included), each with the condition or event the README documents. A table for chaos/scenarios/bad-input.ts;
+// included), each with the condition or event the README documents. A table for chaos/scenarios/bad-input/index.ts;
 // every CR lives in the scenario's namespace, and nothing here touches the canary or another case's objects.
 import { randomBytes } from 'node:crypto';
 import {
@@ -10,8 +10,8 @@ import {
   expectWithin,
   Missed,
   showCondition,
-} from './bad-input-case.ts';
-import { cell, eventsOf, kindRef, NGINX, objects } from './bad-input-kube.ts';
+} from './case.ts';
+import { cell, eventsOf, kindRef, NGINX, objects } from './kube.ts';
 
 const LOOSE = 'Loose';
 const VALUES_FROM = 'helm.sdk.operatorframework.io/values-from';

@@ -1,12 +1,12 @@
 // The leader part of the network chaos scenario: two replicas with --leader-elect and short Lease timings, the
 // leader through a fault proxy, the standby direct; the leader's proxy is black-holed for longer than the lease.
-// Called by chaos/scenarios/network.ts; stops both replicas and its proxy in every case.
-import type { Kube } from './kube.ts';
-import { appliedAt, type Changes, exitState, operatorFor, proxyKubeconfig } from './network-kit.ts';
-import { startFaultProxy } from './network-proxy.ts';
-import type { OperatorHandle } from './operator.ts';
-import { sleep, until } from './plane.ts';
-import { type Row, row, type ScenarioContext, seconds } from './scenario.ts';
+// Called by chaos/scenarios/network/index.ts; stops both replicas and its proxy in every case.
+import type { Kube } from '../../kit/kube.ts';
+import type { OperatorHandle } from '../../kit/operator.ts';
+import { sleep, until } from '../../kit/plane.ts';
+import { type Row, row, type ScenarioContext, seconds } from '../../kit/scenario.ts';
+import { appliedAt, type Changes, exitState, operatorFor, proxyKubeconfig } from './kit.ts';
+import { startFaultProxy } from './proxy.ts';
 
 const LEASE_S = 6;
 const RENEW_S = 4;

@@ -2,9 +2,11 @@
 // and a TLS-terminating HTTP one): dropped connections, 2 s latency, refused connects, 429s and 500s, a 30 s black
 // hole and a leader cut off for longer than its Lease. Run by chaos/run.ts; every proxy and operator is stopped.
 import { join } from 'node:path';
-import { createNamespace, installSampleCrd, type Kube, kubeFor } from '../kube.ts';
-import { blackHolePart } from '../network-hole.ts';
-import { startHttpFaultProxy } from '../network-http.ts';
+import { createNamespace, installSampleCrd, type Kube, kubeFor } from '../../kit/kube.ts';
+import { sleep, until } from '../../kit/plane.ts';
+import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
+import { blackHolePart } from './hole.ts';
+import { startHttpFaultProxy } from './http.ts';
 import {
   appliedAt,
   type Change,
@@ -14,11 +16,9 @@ import {
   operatorFor,
   proxyKubeconfig,
   writeWatches,
-} from '../network-kit.ts';
-import { leaderPart } from '../network-leader.ts';
-import { startFaultProxy } from '../network-proxy.ts';
-import { sleep, until } from '../plane.ts';
-import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../scenario.ts';
+} from './kit.ts';
+import { leaderPart } from './leader.ts';
+import { startFaultProxy } from './proxy.ts';
 
 const NS = { faults: 'chaos-net', hole: 'chaos-hole', leader: 'chaos-lead' } as const;
 const LATENCY_MS = 2_000;

@@ -1,11 +1,11 @@
 // The black-hole part of the network chaos scenario: one operator through a fault proxy whose path goes silent for
 // 30 s, leaving every connection open during it dead for good; only the informers' watchdog and the client timeouts
-// can bring the operator back. Called by chaos/scenarios/network.ts; stops its operator and proxy in every case.
-import type { Kube } from './kube.ts';
-import { appliedAt, type Changes, exitState, operatorFor, proxyKubeconfig } from './network-kit.ts';
-import { startFaultProxy } from './network-proxy.ts';
-import { sleep } from './plane.ts';
-import { type Row, row, type ScenarioContext, seconds } from './scenario.ts';
+// can bring the operator back. Called by chaos/scenarios/network/index.ts; stops its operator and proxy in every case.
+import type { Kube } from '../../kit/kube.ts';
+import { sleep } from '../../kit/plane.ts';
+import { type Row, row, type ScenarioContext, seconds } from '../../kit/scenario.ts';
+import { appliedAt, type Changes, exitState, operatorFor, proxyKubeconfig } from './kit.ts';
+import { startFaultProxy } from './proxy.ts';
 
 const HOLE_MS = 30_000;
 /** The informers' inactivity watchdog (src/cache/informer.ts, inactivityTimeoutMs default; no flag changes it). */

@@ -1,11 +1,12 @@
 // Bad-input cases about the environment of the long-running operator: a helm that hangs (the fake helm of
 // chaos/fixtures/bad-helm, for releases named hang-*), its CRD deleted and recreated, a namespace stuck deleting.
-// A table for chaos/scenarios/bad-input.ts; cleans up the stuck namespace's hold, touches nothing else.
-import { type BadCase, expectCondition, expectWithin, Missed } from './bad-input-case.ts';
-import { cell, eventsOf, GROUP, installLooseCrd, kindRef, NGINX, objects, watchExit } from './bad-input-kube.ts';
-import { deployedAtGeneration } from './kube.ts';
-import { groupMembers } from './proc.ts';
-import { seconds } from './scenario.ts';
+// A table for chaos/scenarios/bad-input/index.ts; cleans up the stuck namespace's hold, touches nothing else.
+
+import { deployedAtGeneration } from '../../kit/kube.ts';
+import { groupMembers } from '../../kit/proc.ts';
+import { seconds } from '../../kit/scenario.ts';
+import { type BadCase, expectCondition, expectWithin, Missed } from './case.ts';
+import { cell, eventsOf, GROUP, installLooseCrd, kindRef, NGINX, objects, watchExit } from './kube.ts';
 
 /** The kind whose CRD is deleted while the operator runs (watched with the sample chart). */
 export const VANISHING = 'Vanishing';

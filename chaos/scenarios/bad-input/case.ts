@@ -1,11 +1,12 @@
 // The contract of one bad-input case (a table row: name, bar, run), the runner that drives a table of them at once,
 // and the two shapes most cases share: "this CR gets this condition" and "this annotation is reported and ignored".
-// Used by chaos/scenarios/bad-input.ts and the chaos/bad-input-*-cases.ts tables; never starts an operator itself.
-import { eventsOf, type KindRef, NGINX, objects } from './bad-input-kube.ts';
-import type { Kube } from './kube.ts';
-import type { OperatorHandle } from './operator.ts';
-import { until } from './plane.ts';
-import type { ScenarioContext } from './scenario.ts';
+// Used by chaos/scenarios/bad-input/index.ts and the chaos/scenarios/bad-input/*-cases.ts tables; never starts an operator itself.
+
+import type { Kube } from '../../kit/kube.ts';
+import type { OperatorHandle } from '../../kit/operator.ts';
+import { until } from '../../kit/plane.ts';
+import type { ScenarioContext } from '../../kit/scenario.ts';
+import { eventsOf, type KindRef, NGINX, objects } from './kube.ts';
 
 export interface CaseEnv {
   readonly ctx: ScenarioContext;

@@ -1,7 +1,7 @@
 // The real operator for the chaos scenarios, through the one launcher (test/support/operator-process.ts): its own
 // process group, metrics and probes on free ports, every log line appended to the scenario's log file. Used by the
 // scenarios; never signals anything outside the groups it started.
-import { launchOperator, type OperatorProcess } from '../test/support/operator-process.ts';
+import { launchOperator, type OperatorProcess } from '../../test/support/operator-process.ts';
 
 export interface OperatorOptions {
   readonly root: string;
