@@ -24,11 +24,11 @@ import { ownershipRenderer } from '../ownership/renderer.js';
 import { createMetricsAuthorizer } from '../server/metrics-auth.js';
 import { servingCertificate } from '../server/selfsigned.js';
 import { VERSION } from '../version.js';
-import { parseRunFlags, RUN_USAGE } from './flags.js';
-import { leaseTarget } from './leader.js';
-import { watchNamespaces } from './namespaces.js';
-import { ownShard } from './shard-flags.js';
-import { takeHelmBinary } from './tool-flags.js';
+import { parseRunFlags, RUN_USAGE } from './flags/flags.js';
+import { leaseTarget } from './flags/leader.js';
+import { watchNamespaces } from './flags/namespaces.js';
+import { ownShard } from './flags/shard.js';
+import { takeHelmBinary } from './flags/tool.js';
 import { runCleanup, runCreateApi, runGenerateBundle, runGenerateRbac, runInitCommand, runUndeploy } from './tools.js';
 
 const USAGE = `Usage: helm-operator <command> [flags]

@@ -16,15 +16,15 @@ import { createHelmCli } from '../helm/cli.js';
 import { manifestObjects } from '../helm/manifest.js';
 import { createKubeClient } from '../kube/client.js';
 import { releaseReader } from '../records/reader.js';
-import { CREATE_API_USAGE, createApi, parseCreateApiArgs } from '../scaffold/api.js';
-import { generateBundle } from '../scaffold/bundle.js';
-import { validateBundle } from '../scaffold/bundle-validate.js';
+import { CREATE_API_USAGE, createApi, parseCreateApiArgs } from '../scaffold/api/api.js';
+import { generateBundle } from '../scaffold/bundle/bundle.js';
+import { validateBundle } from '../scaffold/bundle/validate.js';
 import { writeFiles } from '../scaffold/files.js';
-import { INIT_USAGE, parseInitArgs, readProject, runInit } from '../scaffold/init.js';
-import { GENERATE_RBAC_USAGE, generateRbac, parseGenerateRbacArgs } from '../scaffold/rbac.js';
-import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac-rules.js';
+import { INIT_USAGE, parseInitArgs, readProject, runInit } from '../scaffold/init/init.js';
+import { GENERATE_RBAC_USAGE, generateRbac, parseGenerateRbacArgs } from '../scaffold/rbac/rbac.js';
+import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac/rules.js';
+import { HELM_BINARY_USAGE, parseToolFlags, takeHelmBinary } from './flags/tool.js';
 import { readAll } from './read-all.js';
-import { HELM_BINARY_USAGE, parseToolFlags, takeHelmBinary } from './tool-flags.js';
 
 export interface ToolIo {
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -4,7 +4,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { type Document, isMap, isScalar, isSeq, parseDocument, YAMLMap, YAMLSeq } from '../config/yaml.js';
-import { ScaffoldError } from './api-errors.js';
+import { ScaffoldError } from './errors.js';
 
 /** Project-relative POSIX path ("config/rbac/role.yaml") → file content. */
 export type FileSet = Readonly<Record<string, string>>;

@@ -1,5 +1,5 @@
 // The flag loop shared by `init` and `create api`: `--name=value`, `--name value` and a `--force[=bool]` switch,
-// with operator-sdk-style messages. Pure; called by init.ts and api-flags.ts. Never reads process.*.
+// with operator-sdk-style messages. Pure; called by init/init.ts and api/flags.ts. Never reads process.*.
 import { ConfigError } from '../core/errors.js';
 
 const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);

@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { ChartArchiveError } from './api-errors.js';
+import { ChartArchiveError } from './errors.js';
 
 /** helm refuses charts that decompress to more than this (its MaxDecompressedChartSize). */
 export const MAX_ARCHIVE_BYTES = 100 * 1024 * 1024;

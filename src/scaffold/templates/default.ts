@@ -1,6 +1,6 @@
 // The aggregating kustomizations: config/default (what `make deploy` applies, with the metrics Service),
 // config/crd and config/samples (filled by `create api`) and config/manifests (the input of `make bundle`).
-// Called by src/scaffold/init.ts. Pure text.
+// Called by src/scaffold/init/init.ts. Pure text.
 
 import type { FileSet } from '../files.js';
 import { CONTROL_PLANE, METRICS_SERVICE, PATHS, type ScaffoldContext } from './context.js';

@@ -1,6 +1,6 @@
 // config/grafana: two Grafana dashboards over the operator's metrics (controller-runtime's reconcile, work queue and
 // process families; the helm-specific ones) and a kustomization that wraps them in a ConfigMap for Grafana's
-// dashboard sidecar. Called by src/scaffold/init.ts. Project-independent: the dashboards pick the operator with
+// dashboard sidecar. Called by src/scaffold/init/init.ts. Project-independent: the dashboards pick the operator with
 // their namespace/job variables. Pure data and text.
 import type { FileSet } from '../files.js';
 import { dashboard, type PanelSpec, type RowSpec, sel } from './grafana-layout.js';

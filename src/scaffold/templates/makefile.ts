@@ -1,6 +1,6 @@
 // The project's Makefile: operator-sdk's variables and targets, with kubectl's built-in kustomize instead of a
 // downloaded kustomize, and helm-operator for run, undeploy, bundle, cleanup and RBAC generation.
-// Called by src/scaffold/init.ts. Pure text; never names a download site.
+// Called by src/scaffold/init/init.ts. Pure text; never names a download site.
 import type { ScaffoldContext } from './context.js';
 
 /** Every target, in the order of the Makefile (the ones `make help` lists, plus `all`). */

@@ -1,5 +1,5 @@
 // config/manager: the operator's Namespace and Deployment (operator-sdk's layout, sized and secured for a Node
-// operator that runs helm). Called by src/scaffold/init.ts. Pure text: never reads or writes files.
+// operator that runs helm). Called by src/scaffold/init/init.ts. Pure text: never reads or writes files.
 
 import type { FileSet } from '../files.js';
 import { CONTROL_PLANE, PATHS, type ScaffoldContext } from './context.js';

@@ -1,5 +1,5 @@
 // config/network-policy: a NetworkPolicy that admits /metrics scrapes (port 8080) only from namespaces labelled
-// `metrics: enabled`. Called by src/scaffold/init.ts; commented out in config/default by default. Pure text.
+// `metrics: enabled`. Called by src/scaffold/init/init.ts; commented out in config/default by default. Pure text.
 
 import type { FileSet } from '../files.js';
 import { CONTROL_PLANE } from './context.js';

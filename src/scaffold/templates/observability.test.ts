@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { metricCatalog, TARGET_LABELS } from '../../../test/support/metric-catalog.js';
 import { checkPromql } from '../../../test/support/promql.js';
 import { parse } from '../../config/yaml.js';
-import { readProject } from '../init.js';
+import { readProject } from '../init/init.js';
 import { grafanaFiles } from './grafana.js';
 import { prometheusFiles } from './prometheus.js';
 

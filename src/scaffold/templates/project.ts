@@ -1,6 +1,6 @@
 // The project's root files: PROJECT, watches.yaml (operator-sdk's header and marker, no entries yet), the
 // Dockerfile that layers watches.yaml and charts/ on the helm-operator-ts base image, .gitignore, .dockerignore and
-// charts/.gitkeep. Called by src/scaffold/init.ts. Pure text; the Makefile is in makefile.ts.
+// charts/.gitkeep. Called by src/scaffold/init/init.ts. Pure text; the Makefile is in makefile.ts.
 import { stringify } from '../../config/yaml.js';
 import type { FileSet } from '../files.js';
 import { PATHS, type ScaffoldContext } from './context.js';

@@ -1,6 +1,6 @@
 // config/prometheus: a prometheus-operator ServiceMonitor for the metrics Service (HTTPS, port "https", with the
 // Prometheus ServiceAccount's token; bind it to the metrics-reader ClusterRole) and the alerts (prometheus-rules.ts).
-// Called by src/scaffold/init.ts; commented out in config/default until the user enables it. Pure text.
+// Called by src/scaffold/init/init.ts; commented out in config/default until the user enables it. Pure text.
 
 import type { FileSet } from '../files.js';
 import { CONTROL_PLANE, type ScaffoldContext } from './context.js';

@@ -1,5 +1,5 @@
 // config/rbac at project level: the ServiceAccount, the base manager ClusterRole (which `create api` regenerates
-// with the chart's rules), leader election and metrics roles and their bindings. Called by src/scaffold/init.ts.
+// with the chart's rules), leader election and metrics roles and their bindings. Called by src/scaffold/init/init.ts.
 // Pure text; never writes per-kind roles (those come from `create api`).
 
 import type { FileSet } from '../files.js';

@@ -1,5 +1,5 @@
 // config/sharding: an optional overlay of config/default that turns the manager into a 3-replica StatefulSet with
-// --shard-count=3, each replica's shard being its StatefulSet ordinal (POD_NAME). Called by src/scaffold/init.ts;
+// --shard-count=3, each replica's shard being its StatefulSet ordinal (POD_NAME). Called by src/scaffold/init/init.ts;
 // nothing references it from config/default (build it on its own). Pure text; never changes the base files.
 
 import type { FileSet } from '../files.js';

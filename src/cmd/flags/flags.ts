@@ -1,0 +1,259 @@
+// `helm-operator run` flags, with operator-sdk's names and defaults, parsed pflag-style (`--x=v`, `--x v`, bare
+// booleans, `--b=false`). Pure: argv and env in, typed options out; throws ConfigError naming the flag.
+// Called by cmd/cli.ts (and leader.ts, and the scaffolders for shared parsing); never reads process.* itself.
+import { parseDuration } from '../../config/duration.js';
+import { ConfigError } from '../../core/errors.js';
+import type { KubeRateLimit } from '../../kube/client.js';
+import type { LogLevel } from '../../observability/logger.js';
+import { STATUS_MANIFEST_MODES, type StatusManifestMode } from '../../reconciler/status/status-manifest.js';
+import { kubeApiRateLimit } from './kube-api.js';
+import { type ChartRolloutFlags, parseChartRolloutFlags } from './rollout.js';
+import { parseShardFlags, type ShardFlags } from './shard.js';
+
+export interface RunOptions extends ShardFlags {
+  readonly watchesFile: string;
+  readonly reconcilePeriodMs: number;
+  readonly maxConcurrentReconciles: number;
+  readonly metricsBindAddress: string;
+  readonly healthProbeBindAddress: string;
+  /** Serve /metrics over HTTPS. */
+  readonly metricsSecure: boolean;
+  /** Require a bearer token allowed to `get` the non-resource URL /metrics (needs metricsSecure). */
+  readonly metricsRequireRbac: boolean;
+  /** The directory holding the metrics certificate and key; '' means a generated self-signed certificate. */
+  readonly metricsCertPath: string;
+  readonly metricsCertName: string;
+  readonly metricsCertKey: string;
+  readonly leaderElect: boolean;
+  readonly leaderElectionId: string;
+  readonly leaderElectionNamespace: string;
+  readonly helmBinary: string;
+  readonly suppressOverrideValues: boolean;
+  /** Keep helm's client-side OpenAPI validation of install and upgrade (else `--disable-openapi-validation`). */
+  readonly helmOpenApiValidation: boolean;
+  /** What status.deployedRelease.manifest holds: full, redacted (Secret values as digests) or none. */
+  readonly statusManifest: StatusManifestMode;
+  readonly logLevel: LogLevel;
+  readonly logEncoder: 'json' | 'console';
+  /** The kube client's rate limit (--kube-api-qps/--kube-api-burst); undefined: none, as controller-runtime v0.21. */
+  readonly kubeApiRateLimit: KubeRateLimit | undefined;
+  /** --chart-rollout-max-concurrent and --chart-rollout-max-failures (rollout-flags.ts). */
+  readonly chartRollout: ChartRolloutFlags;
+  /** Flags accepted for compatibility whose behaviour arrives later; the CLI warns when they are set. */
+  readonly notYet: readonly string[];
+}
+
+type Kind = 'string' | 'bool' | 'int' | 'duration';
+interface FlagSpec {
+  readonly kind: Kind;
+  /** Set when the flag is parsed for compatibility but not implemented yet. */
+  readonly notYet?: true;
+}
+
+const FLAGS: Readonly<Record<string, FlagSpec>> = {
+  'watches-file': { kind: 'string' },
+  'reconcile-period': { kind: 'duration' },
+  'max-concurrent-reconciles': { kind: 'int' },
+  'metrics-bind-address': { kind: 'string' },
+  'metrics-addr': { kind: 'string' },
+  'health-probe-bind-address': { kind: 'string' },
+  'leader-elect': { kind: 'bool' },
+  'enable-leader-election': { kind: 'bool' },
+  'leader-election-id': { kind: 'string' },
+  'leader-election-namespace': { kind: 'string' },
+  'helm-binary': { kind: 'string' },
+  'zap-devel': { kind: 'bool' },
+  'zap-encoder': { kind: 'string' },
+  'zap-log-level': { kind: 'string' },
+  'zap-stacktrace-level': { kind: 'string' },
+  'zap-time-encoding': { kind: 'string' },
+  'suppress-override-values': { kind: 'bool' },
+  'helm-openapi-validation': { kind: 'bool' },
+  'status-manifest': { kind: 'string' },
+  'enable-http2': { kind: 'bool', notYet: true },
+  'metrics-secure': { kind: 'bool' },
+  'metrics-require-rbac': { kind: 'bool' },
+  'metrics-cert-path': { kind: 'string' },
+  'metrics-cert-name': { kind: 'string' },
+  'metrics-cert-key': { kind: 'string' },
+  'kube-api-qps': { kind: 'string' },
+  'kube-api-burst': { kind: 'string' },
+  'leader-elect-lease-duration': { kind: 'string' },
+  'leader-elect-renew-deadline': { kind: 'string' },
+  'leader-elect-retry-period': { kind: 'string' },
+  'shard-count': { kind: 'string' },
+  'shard-index': { kind: 'string' },
+  'chart-rollout-max-concurrent': { kind: 'string' },
+  'chart-rollout-max-failures': { kind: 'string' },
+};
+
+const BOOLS: Readonly<Record<string, boolean>> = { true: true, '1': true, t: true, TRUE: true, True: true, T: true };
+const FALSES = new Set(['false', '0', 'f', 'F', 'FALSE', 'False']);
+
+export interface ParseContext {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cpus: number;
+}
+
+/** Parses the arguments after `run`. */
+export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOptions {
+  const seen = new Map<string, string | boolean>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}; flags start with --`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = FLAGS[name];
+    if (!spec) throw new ConfigError(`unknown flag: --${name} (see helm-operator run --help)`);
+    if (spec.kind === 'bool') {
+      const raw = eq < 0 ? 'true' : arg.slice(eq + 1);
+      if (!(raw in BOOLS) && !FALSES.has(raw))
+        throw new ConfigError(`--${name}: ${JSON.stringify(raw)} is not a boolean`);
+      seen.set(name, raw in BOOLS);
+      continue;
+    }
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new ConfigError(`flag needs an argument: --${name}`);
+    seen.set(name, value);
+  }
+  const str = (n: string, d: string) => (seen.has(n) ? String(seen.get(n)) : d);
+  const bool = (n: string) => seen.get(n) === true;
+  exclusive(seen, 'metrics-addr', 'metrics-bind-address');
+  exclusive(seen, 'enable-leader-election', 'leader-elect');
+
+  const maxConc = str('max-concurrent-reconciles', String(Math.max(1, ctx.cpus)));
+  if (!/^[1-9]\d*$/.test(maxConc)) {
+    throw new ConfigError(`--max-concurrent-reconciles: ${JSON.stringify(maxConc)} must be a positive integer`);
+  }
+  let periodMs: number;
+  try {
+    periodMs = parseDuration(str('reconcile-period', '1m'));
+  } catch (err) {
+    throw new ConfigError(`--reconcile-period: ${(err as Error).message}`, { cause: err });
+  }
+  if (periodMs < 0) throw new ConfigError('--reconcile-period must not be negative (0 disables periodic reconciles)');
+
+  const metricsSecure = bool('metrics-secure');
+  if (bool('metrics-require-rbac') && !metricsSecure) {
+    throw new ConfigError('--metrics-require-rbac needs --metrics-secure: bearer tokens are only accepted over HTTPS');
+  }
+  if (seen.has('metrics-cert-path') && !metricsSecure) {
+    throw new ConfigError('--metrics-cert-path needs --metrics-secure: without it /metrics is plain HTTP');
+  }
+  for (const f of ['metrics-cert-name', 'metrics-cert-key']) {
+    if (seen.has(f) && !seen.has('metrics-cert-path')) throw new ConfigError(`--${f} needs --metrics-cert-path`);
+  }
+  const devel = bool('zap-devel');
+  const encoder = str('zap-encoder', devel ? 'console' : 'json');
+  if (encoder !== 'json' && encoder !== 'console') {
+    throw new ConfigError(`--zap-encoder: ${JSON.stringify(encoder)} must be json or console`);
+  }
+  return {
+    watchesFile: str('watches-file', './watches.yaml'),
+    reconcilePeriodMs: periodMs,
+    maxConcurrentReconciles: Number(maxConc),
+    metricsBindAddress: str('metrics-bind-address', str('metrics-addr', ':8080')),
+    healthProbeBindAddress: str('health-probe-bind-address', ':8081'),
+    metricsSecure,
+    metricsRequireRbac: bool('metrics-require-rbac'),
+    metricsCertPath: str('metrics-cert-path', ''),
+    metricsCertName: str('metrics-cert-name', 'tls.crt'),
+    metricsCertKey: str('metrics-cert-key', 'tls.key'),
+    leaderElect: bool('leader-elect') || bool('enable-leader-election'),
+    leaderElectionId: str('leader-election-id', ctx.env.OPERATOR_NAME ?? ''),
+    leaderElectionNamespace: str('leader-election-namespace', ''),
+    helmBinary: str('helm-binary', ctx.env.HELM_BINARY || 'helm'),
+    suppressOverrideValues: bool('suppress-override-values'),
+    helmOpenApiValidation: bool('helm-openapi-validation'),
+    statusManifest: statusManifest(str('status-manifest', 'redacted')),
+    logLevel: logLevel(str('zap-log-level', devel ? 'debug' : 'info')),
+    logEncoder: encoder,
+    kubeApiRateLimit: kubeApiRateLimit(
+      seen.get('kube-api-qps') as string | undefined,
+      seen.get('kube-api-burst') as string | undefined,
+    ),
+    chartRollout: parseChartRolloutFlags({
+      maxConcurrent: seen.get('chart-rollout-max-concurrent') as string | undefined,
+      maxFailures: seen.get('chart-rollout-max-failures') as string | undefined,
+    }),
+    notYet: [...seen.keys()].filter((n) => FLAGS[n]?.notYet).map((n) => `--${n}`),
+    ...parseShardFlags({
+      count: seen.get('shard-count') as string | undefined,
+      index: seen.get('shard-index') as string | undefined,
+      leaseDuration: seen.get('leader-elect-lease-duration') as string | undefined,
+      renewDeadline: seen.get('leader-elect-renew-deadline') as string | undefined,
+      retryPeriod: seen.get('leader-elect-retry-period') as string | undefined,
+    }),
+  };
+}
+
+function exclusive(seen: ReadonlyMap<string, unknown>, old: string, current: string): void {
+  if (seen.has(old) && seen.has(current)) throw new ConfigError(`only one of --${old} and --${current} may be set`);
+}
+
+function statusManifest(raw: string): StatusManifestMode {
+  const mode = STATUS_MANIFEST_MODES.find((m) => m === raw);
+  if (mode === undefined) {
+    throw new ConfigError(`--status-manifest: ${JSON.stringify(raw)} must be full, redacted or none`);
+  }
+  return mode;
+}
+
+/** zap levels: debug, info, error, or an integer verbosity N > 0 (more detail: debug). */
+function logLevel(raw: string): LogLevel {
+  if (raw === 'debug' || raw === 'info' || raw === 'error') return raw;
+  if (raw === 'warn') return 'warn';
+  if (/^[1-9]\d*$/.test(raw)) return 'debug';
+  throw new ConfigError(`--zap-log-level: ${JSON.stringify(raw)} must be debug, info, error or an integer > 0`);
+}
+
+export const RUN_USAGE = `Usage: helm-operator run [flags]
+
+Flags (operator-sdk helm-operator names and defaults):
+  --watches-file string              path to the watches file (default "./watches.yaml")
+  --reconcile-period duration        default requeue period per CR, 0 disables (default 1m0s)
+  --max-concurrent-reconciles int    reconciles in parallel per watched kind (default: number of CPUs)
+  --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
+  --helm-openapi-validation          keep helm's client-side OpenAPI validation on install and upgrade (default
+                                     false: --disable-openapi-validation; the API server validates, and its
+                                     unknown-field warnings become UnknownField events)
+  --zap-devel                        development logging: console encoder, debug level
+  --zap-encoder json|console         log encoding (default json)
+  --zap-log-level level              debug, info, error, or an integer verbosity (default info)
+  --zap-stacktrace-level, --zap-time-encoding   accepted for compatibility; ignored
+  --suppress-override-values         show overridden values as **** in OverrideValuesInUse events
+  --status-manifest mode             what status.deployedRelease.manifest holds: full (the manifest), redacted
+                                     (Secret values as sha256 digests) or none; a marker above 256 KiB
+                                     (default redacted)
+  --chart-rollout-max-concurrent int upgrades a changed chart (not a CR's own spec) causes per watch at once,
+                                     after one canary CR succeeded; 0 upgrades all at once (default 2)
+  --chart-rollout-max-failures int   failed upgrades of a chart rollout tolerated; one more halts it (default 0)
+  --metrics-bind-address string      where GET /metrics is served, "0" disables (default ":8080");
+                                     --metrics-addr is its older name
+  --metrics-secure                   serve /metrics over HTTPS (a self-signed certificate unless
+                                     --metrics-cert-path is set)
+  --metrics-require-rbac             with --metrics-secure: /metrics needs "Authorization: Bearer <token>" whose
+                                     user may get the non-resource URL /metrics (TokenReview + SubjectAccessReview)
+  --metrics-cert-path string         directory with the metrics server's certificate and key
+  --metrics-cert-name string         the certificate's file in --metrics-cert-path (default "tls.crt")
+  --metrics-cert-key string          the key's file in --metrics-cert-path (default "tls.key")
+  --health-probe-bind-address string where GET /healthz and /readyz are served, "0" disables (default ":8081")
+  --leader-elect                     run controllers only while holding a coordination.k8s.io Lease, so that one
+                                     of several replicas is active; --enable-leader-election is its older name
+  --leader-election-id string        the Lease's name; required with --leader-elect (default $OPERATOR_NAME)
+  --leader-election-namespace string the Lease's namespace (default: the pod's namespace when in-cluster)
+  --leader-elect-lease-duration duration  how long a Lease stays valid after its last renew (default 15s)
+  --leader-elect-renew-deadline duration  the holder gives up when no renew succeeded for this long (default 10s)
+  --leader-elect-retry-period duration    the pause between acquire attempts and between renews (default 2s)
+  --shard-count int                  split the CRs over this many shards by a hash of their uid; each replica
+                                     reconciles the shards whose Lease (<leader-election-id>-shard-<i>) it holds
+                                     and takes over a dead replica's shard when its Lease expires (default 1: off)
+  --shard-index int                  this replica's own shard (default: the StatefulSet ordinal ending POD_NAME,
+                                     else HOSTNAME)
+  --kube-api-qps float               client-side limit of API requests per second; negative disables it, as
+                                     controller-runtime v0.21 does (default -1: the API server's Priority and
+                                     Fairness protects it); 0 means client-go's 5
+  --kube-api-burst int               requests at once under --kube-api-qps; 0 means max(10, 1.5 x qps) (default 0)
+Parsed for compatibility, not implemented yet (a warning is logged when set):
+  --enable-http2
+`;

@@ -1,0 +1,198 @@
+// `helm-operator create api`: imports (or creates) a chart into charts/, then scaffolds its kind: watches.yaml entry,
+// CRD, sample CR (checked against that CRD), helper roles, PROJECT resource and manager role rules. Called by
+// src/cmd/tools.ts with a helm client that uses the user's helm configuration. Checks and renders everything before
+// writing project files; a chart it copied is removed again when a later step fails.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { ConfigError } from '../../core/errors.js';
+import type { HelmChartClient } from '../../helm/cli.js';
+import { ApiExistsError, SampleRejectedError } from '../errors.js';
+import { appendKustomizationResource, type FileSet, writeFiles } from '../files.js';
+import { addProjectResource, PATHS, readProject } from '../init/init.js';
+import { pluralize } from '../rbac/kinds.js';
+import { resolveRenderVersion } from '../rbac/kube-version.js';
+import { generateRbac, kindRoleFiles, readManagerRules, rulesForKind, writeManagerRole } from '../rbac/rbac.js';
+import { baseRules, type DiscoverKind, mergeRules, valuesFromRules } from '../rbac/rules.js';
+import { crdFileName, readValuesSchema, renderCrd } from '../schema/crd.js';
+import {
+  buildDependencies,
+  classifyChart,
+  createDefaultChart,
+  type PlacedChart,
+  placeChart,
+  stageChart,
+} from './chart.js';
+import { type CreateApiOptions, camelCase, checkGvk } from './flags.js';
+import { enableProjectValuesFrom, projectValuesFrom } from './project-values-from.js';
+import { renderSample, sampleFileName } from './sample.js';
+import { checkSample } from './sample-check.js';
+import { addWatchEntry } from './watches-entry.js';
+
+export { CREATE_API_USAGE, type CreateApiOptions, parseCreateApiArgs } from './flags.js';
+
+export interface CreateApiDeps {
+  /** A helm client with the user's configuration: createHelmCli({ binary, workDir, env: process.env, isolated: false }). */
+  readonly helm: HelmChartClient;
+  /**
+   * Only when a cluster is reachable: resolves kinds that are neither built in nor defined by the chart's CRDs, and
+   * tells the cluster's version, which the chart is rendered for unless --kube-version says otherwise.
+   */
+  readonly discover?: DiscoverKind | undefined;
+  /** Where charts are unpacked before they are copied into the project. @default a new directory in os.tmpdir() */
+  readonly tmpDir?: string;
+}
+
+export interface CreateApiResult {
+  /** Fully qualified group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  /** Project-relative chart directory, e.g. `charts/nginx`. */
+  readonly chart: string;
+  /** Project-relative paths written or edited. */
+  readonly written: string[];
+  /** Things the user should know: schema parts loosened, kinds not covered by default values, RBAC escalation. */
+  readonly warnings: string[];
+}
+
+export async function createApi(
+  opts: CreateApiOptions,
+  deps: CreateApiDeps,
+  signal: AbortSignal,
+): Promise<CreateApiResult> {
+  const dir = opts.projectDir;
+  const project = await readProject(dir, signal);
+  const tmp = deps.tmpDir ?? (await mkdtemp(join(tmpdir(), 'helm-operator-create-api-')));
+  let placed: PlacedChart | undefined;
+  try {
+    // 1. Find the chart (pulling or unpacking it into tmp) to learn its name, which gives the default kind.
+    const staged =
+      opts.helmChart === undefined
+        ? undefined
+        : await stageChart(
+            await classifyChart(opts.helmChart, { repo: opts.helmChartRepo, version: opts.helmChartVersion, cwd: dir }),
+            tmp,
+            deps.helm,
+            signal,
+          );
+    const kind = opts.kind ?? camelCase(staged?.meta.name ?? '');
+    const group = opts.group ?? (staged === undefined ? undefined : 'charts');
+    const version = opts.version ?? (staged === undefined ? undefined : 'v1alpha1');
+    if (group === undefined)
+      throw new ConfigError('--group is required when --helm-chart is not given (e.g. --group=cache)');
+    if (version === undefined)
+      throw new ConfigError('--version is required when --helm-chart is not given (e.g. --version=v1alpha1)');
+    const plural = pluralize(kind);
+    checkGvk({ group, version, kind, plural, domain: project.domain });
+    const qualified = `${group}.${project.domain}`;
+    const exists = project.resources.some((r) => r.group === group && r.version === version && r.kind === kind);
+    if (exists && !opts.force) throw new ApiExistsError(`${qualified}/${version}, Kind=${kind}`);
+
+    // 2. Put the chart into charts/ and fetch its dependencies.
+    const chartsDir = join(dir, PATHS.charts);
+    const where = { force: opts.force, projectDir: dir };
+    placed =
+      staged === undefined
+        ? await createDefaultChart(chartsDir, kind.toLowerCase(), where, deps.helm, signal)
+        : await placeChart(staged, chartsDir, where, signal);
+    await buildDependencies(placed.dir, deps.helm, signal);
+    const chart = relative(dir, placed.dir).split('\\').join('/');
+
+    // 3. Render everything (this is where an unknown kind stops us, before any project file changes).
+    const valuesText = await readFile(join(placed.dir, 'values.yaml'), 'utf8').catch(() => '');
+    const sample = renderSample({ apiVersion: `${qualified}/${version}`, kind, chartPath: chart, valuesText });
+    const schema = await readValuesSchema(placed.dir, sample.values);
+    if (schema.specSchema !== undefined) {
+      const rejected = checkSample(sample.values, schema.specSchema);
+      if (rejected.length > 0) throw new SampleRejectedError(chart, rejected);
+    }
+    const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
+    const kindRules = await rulesForKind(
+      { group: qualified, kind, plural, chartDir: placed.dir, chartLabel: chart, kubeVersion },
+      deps,
+      signal,
+    );
+    // create api adds to the manager role (keeping hand-made rules); --force rebuilds it from watches.yaml below.
+    const keptRules = opts.force ? [] : await readManagerRules(dir);
+    const crdFile = crdFileName(qualified, plural);
+    const sampleFile = sampleFileName(group, version, kind);
+    const roles = kindRoleFiles(qualified, kind, plural);
+    const newFiles: FileSet = {
+      [`${PATHS.crdBases}/${crdFile}`]: renderCrd({
+        group: qualified,
+        version,
+        kind,
+        plural,
+        chartPath: chart,
+        specSchema: schema.specSchema,
+      }),
+      [`${PATHS.samples}/${sampleFile}`]: sample.text,
+      ...roles,
+    };
+    const watches = addWatchEntry(
+      await readText(dir, PATHS.watches),
+      { group: qualified, version, kind, chart },
+      { force: opts.force },
+    );
+    const edits: Record<string, string> = {
+      [PATHS.watches]: watches.text,
+      [PATHS.crdKustomization]: appendKustomizationResource(
+        await readText(dir, PATHS.crdKustomization),
+        `bases/${crdFile}`,
+        PATHS.crdKustomization,
+      ),
+      [PATHS.samplesKustomization]: appendKustomizationResource(
+        await readText(dir, PATHS.samplesKustomization),
+        sampleFile,
+        PATHS.samplesKustomization,
+      ),
+    };
+    let rbacKustomization = await readText(dir, PATHS.rbacKustomization);
+    for (const path of Object.keys(roles)) {
+      rbacKustomization = appendKustomizationResource(
+        rbacKustomization,
+        path.slice(PATHS.rbac.length + 1),
+        PATHS.rbacKustomization,
+      );
+    }
+    edits[PATHS.rbacKustomization] = rbacKustomization;
+
+    // 4. Write: new files first (a conflict there writes nothing), then the edits, PROJECT and the manager role.
+    const created = await writeFiles(dir, newFiles, { force: opts.force, signal });
+    const edited = await writeFiles(dir, edits, { force: true, signal });
+    placed = undefined; // from here on the chart belongs to the project
+    await addProjectResource(dir, { group, version, kind }, signal);
+    if (opts.valuesFrom) await enableProjectValuesFrom(dir, signal);
+    const warnings = [...schema.warnings, ...sample.warnings, ...kindRules.warnings];
+    if (opts.force) {
+      const regenerated = await generateRbac({ projectDir: dir, kubeVersion: opts.kubeVersion }, deps, signal);
+      for (const w of regenerated.warnings) if (!warnings.includes(w)) warnings.push(w);
+    } else {
+      const valuesFrom = (await projectValuesFrom(dir, signal)) ? valuesFromRules() : [];
+      await writeManagerRole(dir, mergeRules([...baseRules(), ...valuesFrom, ...keptRules, ...kindRules.rules]));
+    }
+    return {
+      group: qualified,
+      version,
+      kind,
+      plural,
+      chart,
+      written: [...created.written, ...edited.written, PATHS.project, PATHS.managerRole],
+      warnings,
+    };
+  } catch (err) {
+    if (placed?.created === true) await rm(placed.dir, { recursive: true, force: true });
+    throw err;
+  } finally {
+    if (deps.tmpDir === undefined) await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function readText(dir: string, path: string): Promise<string> {
+  return readFile(join(dir, path), 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
+}

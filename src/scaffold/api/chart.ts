@@ -1,0 +1,234 @@
+// Brings the chart of `create api` into the project's charts/: a local directory (copied), a local .tgz (unpacked),
+// a `repo/chart`, `oci://`, URL or `--helm-chart-repo` chart (`helm pull` with the user's helm configuration), or a
+// new `helm create` chart; then fetches missing dependencies. Called by api.ts. Never modifies the source chart and
+// never overwrites an existing charts/<name> without --force.
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
+import { parse } from '../../config/yaml.js';
+import { isRecord } from '../../core/guards.js';
+import type { HelmChartClient } from '../../helm/cli.js';
+import { ScaffoldError } from '../errors.js';
+import { archiveRoot, extractTgz } from '../tar.js';
+
+/** A dependency as Chart.yaml (apiVersion v2) or requirements.yaml (v1) declares it. */
+export interface ChartDependency {
+  readonly name: string;
+  readonly version?: string;
+  readonly repository?: string;
+}
+
+export interface ChartMeta {
+  readonly name: string;
+  readonly version: string | undefined;
+  readonly dependencies: readonly ChartDependency[];
+}
+
+/** Where `--helm-chart` points. */
+export type ChartSource =
+  | { readonly type: 'dir'; readonly path: string }
+  | { readonly type: 'archive'; readonly path: string }
+  | { readonly type: 'remote'; readonly chart: string; readonly repo?: string; readonly version?: string };
+
+/** A chart unpacked and readable, not yet in the project. */
+export interface StagedChart {
+  readonly dir: string;
+  readonly meta: ChartMeta;
+}
+
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Reads `<dir>/Chart.yaml`: the chart's name (which names its charts/ directory), version and dependencies. */
+export async function readChartMeta(dir: string): Promise<ChartMeta> {
+  const file = join(dir, 'Chart.yaml');
+  let doc: unknown;
+  try {
+    doc = parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new ScaffoldError(`cannot read chart ${file}: ${(err as Error).message}`, 'SCAFFOLD_CHART_INVALID', {
+      cause: err,
+    });
+  }
+  const name = isRecord(doc) ? doc.name : undefined;
+  if (typeof name !== 'string' || !SAFE_NAME.test(name) || name.includes('..')) {
+    throw new ScaffoldError(
+      `chart ${file} has no usable name: Chart.yaml must set name to letters, digits, ".", "_" or "-"`,
+      'SCAFFOLD_CHART_INVALID',
+    );
+  }
+  const version = isRecord(doc) && typeof doc.version === 'string' ? doc.version : undefined;
+  let deps = isRecord(doc) ? doc.dependencies : undefined;
+  if (deps === undefined) deps = await readRequirements(dir);
+  return { name, version, dependencies: Array.isArray(deps) ? deps.flatMap(dependencyOf) : [] };
+}
+
+async function readRequirements(dir: string): Promise<unknown> {
+  try {
+    const doc: unknown = parse(await readFile(join(dir, 'requirements.yaml'), 'utf8'));
+    return isRecord(doc) ? doc.dependencies : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function dependencyOf(d: unknown): ChartDependency[] {
+  if (!isRecord(d) || typeof d.name !== 'string') return [];
+  return [
+    {
+      name: d.name,
+      ...(typeof d.version === 'string' ? { version: d.version } : {}),
+      ...(typeof d.repository === 'string' ? { repository: d.repository } : {}),
+    },
+  ];
+}
+
+/**
+ * What `--helm-chart` names, as operator-sdk decides: an existing local path first (a directory, or a file taken as
+ * an archive); otherwise a chart for `helm pull` (with `--helm-chart-repo` as its repository). A path that is
+ * obviously local (`./x`, `/x`, `x.tgz`) but missing is reported as such rather than handed to helm.
+ */
+export async function classifyChart(
+  chart: string,
+  opts: { readonly repo?: string | undefined; readonly version?: string | undefined; readonly cwd: string },
+): Promise<ChartSource> {
+  const local = resolve(opts.cwd, chart);
+  const st = await stat(local).catch(() => undefined);
+  if (st?.isDirectory()) return { type: 'dir', path: local };
+  if (st?.isFile()) return { type: 'archive', path: local };
+  const url = chart.includes('://');
+  if (opts.repo === undefined && !url && /^(\.{1,2}\/|\/|~)|\.(tgz|tar\.gz)$/.test(chart)) {
+    throw new ScaffoldError(
+      `--helm-chart ${chart}: no such file or directory (looked at ${local})`,
+      'SCAFFOLD_CHART_NOT_FOUND',
+    );
+  }
+  return {
+    type: 'remote',
+    chart,
+    ...(opts.repo === undefined ? {} : { repo: opts.repo }),
+    ...(opts.version === undefined ? {} : { version: opts.version }),
+  };
+}
+
+/** Makes the chart readable on disk: a directory as it is, an archive unpacked into tmpDir, a remote chart pulled. */
+export async function stageChart(
+  source: ChartSource,
+  tmpDir: string,
+  helm: Pick<HelmChartClient, 'pull'>,
+  signal: AbortSignal,
+): Promise<StagedChart> {
+  if (source.type === 'dir') {
+    return { dir: source.path, meta: await readChartMeta(source.path) };
+  }
+  const into = join(tmpDir, source.type === 'archive' ? 'archive' : 'pull');
+  await mkdir(into, { recursive: true });
+  if (source.type === 'archive') {
+    const root = archiveRoot(await extractTgz(source.path, into, signal));
+    if (root === undefined) {
+      throw new ScaffoldError(
+        `--helm-chart ${source.path}: not a chart archive (expected one top-level directory, as helm package writes)`,
+        'SCAFFOLD_CHART_INVALID',
+      );
+    }
+    return { dir: join(into, root), meta: await readChartMeta(join(into, root)) };
+  }
+  await helm.pull({ chart: source.chart, version: source.version, repo: source.repo, destDir: into, signal });
+  // helm also leaves an empty directory named after the last segment of a URL reference: look for Chart.yaml.
+  const entries = await readdir(into, { withFileTypes: true });
+  const charts = entries.filter((e) => e.isDirectory() && existsSync(join(into, e.name, 'Chart.yaml')));
+  const [only] = charts;
+  if (charts.length !== 1 || only === undefined) {
+    throw new ScaffoldError(
+      `helm pull ${source.chart} unpacked ${charts.length} charts instead of one`,
+      'SCAFFOLD_CHART_INVALID',
+    );
+  }
+  return { dir: join(into, only.name), meta: await readChartMeta(join(into, only.name)) };
+}
+
+export interface PlacedChart {
+  /** Absolute path of charts/<name>. */
+  readonly dir: string;
+  /** True when this call created it (so that a later failure can remove it again). */
+  readonly created: boolean;
+}
+
+/**
+ * Copies the staged chart to `<chartsDir>/<name>` (`.git` left out). A chart that is already there (the user
+ * pointed --helm-chart at charts/<name>) is used in place; any other existing directory is only replaced with force.
+ */
+export async function placeChart(
+  staged: StagedChart,
+  chartsDir: string,
+  opts: { readonly force: boolean; readonly projectDir: string },
+  signal: AbortSignal,
+): Promise<PlacedChart> {
+  const dest = resolve(chartsDir, staged.meta.name);
+  if (resolve(staged.dir) === dest) return { dir: dest, created: false };
+  if (await exists(dest)) {
+    if (!opts.force) {
+      throw new ScaffoldError(
+        `${relative(opts.projectDir, dest)} already exists: pass --force to replace it with the chart of --helm-chart`,
+        'SCAFFOLD_CHART_EXISTS',
+      );
+    }
+    await rm(dest, { recursive: true, force: true });
+  }
+  signal.throwIfAborted();
+  await mkdir(chartsDir, { recursive: true });
+  await cp(staged.dir, dest, {
+    recursive: true,
+    dereference: true,
+    filter: (src) => basename(src) !== '.git',
+  });
+  return { dir: dest, created: true };
+}
+
+/**
+ * `helm create <name>` in chartsDir (helm's default nginx chart), as `create api` does without --helm-chart. An
+ * existing charts/<name> is kept as it is with force (its chart is then scaffolded for), refused without.
+ */
+export async function createDefaultChart(
+  chartsDir: string,
+  name: string,
+  opts: { readonly force: boolean; readonly projectDir: string },
+  helm: Pick<HelmChartClient, 'create'>,
+  signal: AbortSignal,
+): Promise<PlacedChart> {
+  const dest = resolve(chartsDir, name);
+  if (await exists(dest)) {
+    if (opts.force) return { dir: dest, created: false };
+    throw new ScaffoldError(
+      `${relative(opts.projectDir, dest)} already exists: pass --helm-chart=${relative(opts.projectDir, dest)} to ` +
+        'scaffold for it, or --force to keep it and scaffold anyway',
+      'SCAFFOLD_CHART_EXISTS',
+    );
+  }
+  await mkdir(chartsDir, { recursive: true });
+  await helm.create({ name, dir: chartsDir, signal });
+  return { dir: dest, created: true };
+}
+
+/** The declared dependencies that charts/ has neither as a directory nor as a `<name>-<version>.tgz`. */
+export async function missingDependencies(chartDir: string, meta: ChartMeta): Promise<string[]> {
+  if (meta.dependencies.length === 0) return [];
+  const present = await readdir(join(chartDir, 'charts')).catch(() => [] as string[]);
+  return meta.dependencies
+    .map((d) => d.name)
+    .filter((name) => !present.some((p) => p === name || (p.startsWith(`${name}-`) && /\.tgz$/.test(p))));
+}
+
+/** Runs `helm dependency build` when a dependency is missing; returns the names it had to fetch. */
+export async function buildDependencies(
+  chartDir: string,
+  helm: Pick<HelmChartClient, 'dependencyBuild'>,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const missing = await missingDependencies(chartDir, await readChartMeta(chartDir));
+  if (missing.length > 0) await helm.dependencyBuild({ chartDir, signal });
+  return missing;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined)) !== undefined;
+}

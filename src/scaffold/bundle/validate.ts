@@ -1,0 +1,146 @@
+// Structural validation of an OLM registry+v1 bundle directory, after operator-framework/api's validators
+// (annotations, CSV, owned CRDs, alm-examples, allowed kinds, service accounts) plus bundle.Dockerfile's labels.
+// Called by the CLI's bundle command and tests; only reads files, never writes, never reaches the network.
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { parseAllDocuments } from '../../config/yaml.js';
+import type { Manifest } from './format.js';
+import { ALLOWED_KINDS, ANNOTATION, CSV_KIND, isDnsLabel, MANIFESTS_DIR, MEDIATYPE, METADATA_DIR } from './format.js';
+import { checkCsv } from './validate-csv.js';
+
+export type { Manifest } from './format.js';
+
+async function readText(path: string, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    return await readFile(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** The documents of a YAML file (JSON is YAML), or the parse error. */
+function parseYaml(text: string): { docs: unknown[] } | { error: string } {
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs)) return { docs: [] };
+  const bad = docs.flatMap((d) => d.errors);
+  if (bad.length > 0) return { error: bad[0]?.message.split('\n')[0] ?? 'invalid YAML' };
+  return { docs: docs.map((d) => d.toJS()).filter((d) => d !== null && d !== undefined) };
+}
+
+async function checkAnnotations(dir: string, problems: string[], signal?: AbortSignal) {
+  const file = join(METADATA_DIR, 'annotations.yaml');
+  const text = await readText(join(dir, file), signal);
+  if (text === undefined) {
+    problems.push(`${file}: missing (every bundle needs metadata/annotations.yaml)`);
+    return undefined;
+  }
+  const parsed = parseYaml(text);
+  const doc = 'docs' in parsed ? (parsed.docs[0] as { annotations?: unknown } | undefined) : undefined;
+  const annotations = doc?.annotations;
+  if (!annotations || typeof annotations !== 'object' || Array.isArray(annotations)) {
+    problems.push(`${file}: has no "annotations" map${'error' in parsed ? ` (${parsed.error})` : ''}`);
+    return undefined;
+  }
+  const a = annotations as Record<string, unknown>;
+  const expect = (key: string, want: string) => {
+    if (a[key] !== want) problems.push(`${file}: ${key} is ${JSON.stringify(a[key])}, want "${want}"`);
+  };
+  expect(ANNOTATION.mediatype, MEDIATYPE);
+  expect(ANNOTATION.manifests, MANIFESTS_DIR);
+  expect(ANNOTATION.metadata, METADATA_DIR);
+  const pkg = a[ANNOTATION.package];
+  if (typeof pkg !== 'string' || !isDnsLabel(pkg)) {
+    problems.push(`${file}: ${ANNOTATION.package} must be the package name (a DNS-1123 label)`);
+  }
+  const channels = typeof a[ANNOTATION.channels] === 'string' ? (a[ANNOTATION.channels] as string).split(',') : [];
+  if (channels.length === 0 || channels.some((c) => c.trim() === '')) {
+    problems.push(`${file}: ${ANNOTATION.channels} must list one or more channels, comma-separated`);
+  }
+  const def = a[ANNOTATION.defaultChannel];
+  if (def !== undefined && !channels.includes(String(def))) {
+    problems.push(`${file}: ${ANNOTATION.defaultChannel} "${String(def)}" is not one of the channels`);
+  }
+  for (const [k, v] of Object.entries(a)) {
+    if (typeof v !== 'string') problems.push(`${file}: ${k} must be a string`);
+  }
+  return a as Record<string, string>;
+}
+
+async function loadManifests(dir: string, problems: string[], signal?: AbortSignal): Promise<Manifest[]> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await readdir(join(dir, MANIFESTS_DIR), { withFileTypes: true });
+  } catch {
+    problems.push(`${MANIFESTS_DIR}: missing (the bundle's manifests directory)`);
+    return [];
+  }
+  const out: Manifest[] = [];
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    signal?.throwIfAborted();
+    const file = `${MANIFESTS_DIR}${e.name}`;
+    if (e.isDirectory()) problems.push(`${file}: a directory (OLM reads no subdirectories of manifests/)`);
+    else if (e.name.startsWith('.')) problems.push(`${file}: a hidden file (OLM refuses them)`);
+    if (e.isDirectory() || e.name.startsWith('.')) continue;
+    const parsed = parseYaml((await readText(join(dir, file), signal)) ?? '');
+    if ('error' in parsed) {
+      problems.push(`${file}: not valid YAML or JSON (${parsed.error})`);
+      continue;
+    }
+    if (parsed.docs.length !== 1) {
+      problems.push(`${file}: holds ${parsed.docs.length} objects; OLM reads exactly one per file`);
+    }
+    const object = parsed.docs[0];
+    if (!object || typeof object !== 'object' || Array.isArray(object)) continue;
+    const o = object as Record<string, unknown>;
+    const name = (o.metadata as { name?: unknown } | undefined)?.name;
+    if (typeof o.apiVersion !== 'string' || typeof o.kind !== 'string' || typeof name !== 'string' || name === '') {
+      problems.push(`${file}: needs apiVersion, kind and metadata.name`);
+      continue;
+    }
+    if (!ALLOWED_KINDS.has(o.kind)) problems.push(`${file}: kind ${o.kind} is not allowed in a registry+v1 bundle`);
+    out.push({ file, object: o });
+  }
+  return out;
+}
+
+/** bundle.Dockerfile (beside the bundle directory) must carry annotations.yaml as labels and copy both dirs. */
+async function checkDockerfile(dir: string, annotations: Record<string, string>, problems: string[]) {
+  const text = await readText(join(dirname(dir), 'bundle.Dockerfile'));
+  if (text === undefined) return;
+  const labels = new Map<string, string>();
+  for (const line of text.split('\n').filter((l) => /^\s*LABEL\s/i.test(l))) {
+    for (const m of line.matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S+)/g)) {
+      const v = m[2] ?? '';
+      labels.set(m[1] ?? '', v.startsWith('"') ? (JSON.parse(v) as string) : v);
+    }
+  }
+  for (const [k, v] of Object.entries(annotations)) {
+    if (labels.get(k) !== v)
+      problems.push(`bundle.Dockerfile: LABEL ${k} is ${JSON.stringify(labels.get(k))}, want "${v}"`);
+  }
+  for (const k of labels.keys()) {
+    if (!(k in annotations)) problems.push(`bundle.Dockerfile: LABEL ${k} is not in ${METADATA_DIR}annotations.yaml`);
+  }
+  const name = basename(dir);
+  for (const d of [MANIFESTS_DIR, METADATA_DIR]) {
+    const copy = new RegExp(`^\\s*COPY\\s+${name}/${d.slice(0, -1)}/?\\s+/${d}\\s*$`, 'im');
+    if (!copy.test(text)) problems.push(`bundle.Dockerfile: needs "COPY ${name}/${d.slice(0, -1)} /${d}"`);
+  }
+  if (!/^\s*FROM\s+scratch\s*$/im.test(text)) problems.push('bundle.Dockerfile: must be FROM scratch');
+}
+
+/** Problems found in the bundle at `dir` (the folder holding manifests/ and metadata/); [] means valid. */
+export async function validateBundle(dir: string, options: { signal?: AbortSignal } = {}): Promise<string[]> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const problems: string[] = [];
+  const annotations = await checkAnnotations(dir, problems, signal);
+  const manifests = await loadManifests(dir, problems, signal);
+  const csvs = manifests.filter((m) => m.object.kind === CSV_KIND);
+  if (csvs.length !== 1) problems.push(`${MANIFESTS_DIR}: holds ${csvs.length} ClusterServiceVersions, want exactly 1`);
+  const csv = csvs[0];
+  if (csv) problems.push(...checkCsv(csv, manifests, annotations?.[ANNOTATION.package]));
+  if (annotations) await checkDockerfile(dir, annotations, problems);
+  return problems;
+}
