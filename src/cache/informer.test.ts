@@ -4,7 +4,8 @@ import { configMap, configMaps, FakeKubeApi, type FakeWatch, page } from '../../
 import { flush } from '../../test/support/flush.js';
 import { GoneError, KubeTransportError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
-import { Informer, type InformerEvent, type InformerOptions } from './informer.js';
+import { Informer } from './informer.js';
+import type { InformerEvent, InformerOptions } from './informer-contract.js';
 
 const rv = (o: KubeObject) => o.metadata.resourceVersion;
 

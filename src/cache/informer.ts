@@ -8,13 +8,11 @@ import { type Clock, realClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import { type KubeApiError, KubeTransportError, kubeApiErrorFromStatus } from '../kube/errors.js';
 import type { KubeObject, WatchEvent } from '../kube/types.js';
-import type { InformerEvent, InformerHandler, InformerOptions } from './informer-options.js';
+import type { InformerEvent, InformerHandler, InformerOptions } from './informer-contract.js';
 import { listAll } from './list.js';
 import { Store } from './store.js';
 import { watchEnd } from './watch-end.js';
 import { startWatchdog } from './watchdog.js';
-
-export type { InformerEvent, InformerHandler, InformerOptions } from './informer-options.js';
 
 export class Informer {
   readonly #o: InformerOptions;

@@ -1,7 +1,8 @@
 // The event handlers that feed a controller: a CR informer's add/update/delete (updates only beyond status; a new
 // generation resets the key's backoff; resource_created_at_seconds kept current), and the router that sends a
 // dependent's change to its owner's controller. Built by the manager; they never reconcile or call the API.
-import type { InformerHandler } from '../cache/informer.js';
+
+import type { InformerHandler } from '../cache/informer-contract.js';
 import { keyOf } from '../cache/store.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../kube/types.js';

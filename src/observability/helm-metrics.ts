@@ -5,7 +5,7 @@
 import type { Logger } from '../core/logger.js';
 import type { HelmMiddleware } from '../helm/middleware.js';
 import { DEFAULT_HELM_TIMEOUT_MS, stillRunningAfterMs } from '../helm/timeout.js';
-import type { HelmAction } from './metrics.js';
+import type { HelmAction } from './metrics-contract.js';
 
 export type HelmObserver = (action: HelmAction, result: 'success' | 'error', seconds: number) => void;
 

@@ -13,9 +13,7 @@ import {
   RECONCILE_BUCKETS,
   type ResourceLabels,
   WORKQUEUE_BUCKETS,
-} from './metric-shapes.js';
-
-export type { HelmAction, MetricsOptions, ResourceLabels } from './metric-shapes.js';
+} from './metrics-contract.js';
 
 export class OperatorMetrics {
   readonly #registry = new Registry();

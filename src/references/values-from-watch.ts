@@ -3,7 +3,8 @@
 // with the first reference there and stopped with the last. Only referenced objects pass its filter, so its cache
 // holds their names and resourceVersions: never a value, never the namespace's other objects. A change (add,
 // update, delete, or a relist after a gap) reconciles every CR that references the object. Built by runOperator.
-import { Informer, type InformerHandler } from '../cache/informer.js';
+import { Informer } from '../cache/informer.js';
+import type { InformerHandler } from '../cache/informer-contract.js';
 import { keyOf } from '../cache/store.js';
 import type { ListWatch } from '../cache/strip.js';
 import { type ReferenceKind, VALUES_FROM_ANNOTATION } from '../config/values-from.js';

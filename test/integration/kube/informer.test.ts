@@ -1,7 +1,8 @@
 // Proves the Informer against a real API server: label-selected create/update/delete reach the store and the
 // handlers, and server-ended watches are resumed from the last resourceVersion without a relist.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Informer, type InformerEvent } from '../../../src/cache/informer.js';
+import { Informer } from '../../../src/cache/informer.js';
+import type { InformerEvent } from '../../../src/cache/informer-contract.js';
 import { createKubeClient } from '../../../src/kube/client.js';
 import type { ApiResource, KubeClient, KubeObject } from '../../../src/kube/types.js';
 import { createTestNamespace, type TestKube, testKube } from '../../support/kube.js';

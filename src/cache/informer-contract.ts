@@ -1,5 +1,6 @@
 // The Informer's public contract: its handlers, the diagnostics it emits, and its options with their defaults and
-// why they are what they are. Types only; cache/informer.ts implements them and re-exports them for its callers.
+// why they are what they are. Types only: cache/informer.ts implements them, and its callers (event handlers, the
+// values-from watch) import them from here, which keeps one import path per type.
 
 import type { Clock } from '../core/clock.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';

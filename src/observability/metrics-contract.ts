@@ -1,6 +1,6 @@
-// The plain shapes of the operator's metrics: controller-runtime's and client-go's bucket boundaries, the helm
-// actions, a CR's label set and the options of OperatorMetrics. Pure data; used by metrics.ts (the prom-client
-// home) and its callers. Never imports prom-client.
+// The metrics' contract: controller-runtime's and client-go's bucket boundaries, the helm actions, a CR's label set
+// and the options of OperatorMetrics, which callers (the helm metrics middleware, the CLI) read without loading
+// prom-client. Pure data; metrics.ts implements it. Never imports prom-client.
 
 /** controller-runtime's reconcile_time_seconds buckets (pkg/internal/controller/metrics). */
 export const RECONCILE_BUCKETS: readonly number[] = [
