@@ -3,7 +3,8 @@
 // the watches loader. Pure: reports problems through its callbacks; never reads process.env (it is passed in).
 import { ConfigError } from '../core/errors.js';
 import { describe, isMapping, isSet, q, type Report } from './fields.js';
-import { type Env, expandOverrideValue, parseOverrides } from './overrides.js';
+import { type Env, expandOverrideValue } from './overrides.js';
+import { parseOverrides } from './strvals.js';
 import { isMap, isScalar, type Pair } from './yaml.js';
 import { yamlScalarToString } from './yaml-scalar.js';
 

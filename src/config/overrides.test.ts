@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests feed literal ${VAR} references to expandEnv
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
-import { deepMerge, expandEnv, expandOverrideValue, parseOverrides, yamlScalarToString } from './overrides.js';
+import { deepMerge, expandEnv, expandOverrideValue } from './overrides.js';
+import { parseOverrides } from './strvals.js';
+import { yamlScalarToString } from './yaml-scalar.js';
 
 describe('yamlScalarToString', () => {
   it.each<[unknown, string]>([

@@ -4,10 +4,6 @@
 import { ConfigError } from '../core/errors.js';
 import { isPlainObject, own, put } from './values-tree.js';
 
-export { parseOverrides } from './strvals.js';
-export type { OverrideTree, OverrideValue } from './values-tree.js';
-export { yamlScalarToString } from './yaml-scalar.js';
-
 /** Environment variables, e.g. `process.env` passed in by the composition root. */
 export type Env = Readonly<Record<string, string | undefined>>;
 

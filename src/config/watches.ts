@@ -25,8 +25,6 @@ import {
 import { yamlScalarToString } from './yaml-scalar.js';
 
 // Re-exported for the manager and the cleanup command, which name each watch's chart.
-export { chartName } from './chart-dir.js';
-export type { LabelSelector, LabelSelectorRequirement, SelectorOperator } from './label-selector.js';
 
 /** One watches.yaml entry, validated and defaulted. */
 export interface Watch {

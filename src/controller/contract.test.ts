@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { queueAction, RetryLaterError, resultLabel, type Settled, TerminalError } from './contract.js';
+import { RetryLaterError, TerminalError } from '../core/errors.js';
+import { queueAction, resultLabel, type Settled } from './contract.js';
 
 const cases: [string, Settled, ReturnType<typeof queueAction>, ReturnType<typeof resultLabel>][] = [
   ['success', { ok: true, outcome: {} }, { kind: 'forget' }, 'success'],

@@ -5,8 +5,6 @@
 import { isTerminal, retryAfterMs } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 
-export { isTerminal, RetryLaterError, retryAfterMs, TerminalError } from '../core/errors.js';
-
 /** What to reconcile: "namespace/name" ("name" for a cluster-scoped kind). */
 export type Request = string;
 

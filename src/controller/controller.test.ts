@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { realClock } from '../core/clock.js';
 import { RetryLaterError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
-import { Controller, type ControllerMetrics, type Source } from './controller.js';
-import type { Outcome } from './workers.js';
+import type { ControllerMetrics, Outcome } from './contract.js';
+import { Controller, type Source } from './controller.js';
 
 function recorder() {
   const calls: string[] = [];

@@ -10,7 +10,6 @@ import { WorkQueue } from './workqueue.js';
 
 /** What became of a dependent's change: queued, dropped (owner in backoff, or another shard's), or its own work. */
 export type DependentVerdict = 'queued' | 'backoff' | 'elsewhere' | 'own';
-export type { ControllerMetrics, ReconcileResult } from './contract.js';
 
 /** Something that produces keys (an informer wired to `enqueue`) and can say when its first list is in. */
 export interface Source {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { flush } from '../../test/support/flush.js';
 import { ConfigError, TerminalError } from '../core/errors.js';
-import type { Outcome } from './workers.js';
+import type { Outcome } from './contract.js';
 import { runWorkers } from './workers.js';
 import { WorkQueue } from './workqueue.js';
 

@@ -6,9 +6,6 @@
 import { ConfigError } from '../core/errors.js';
 import { type ReconcileHandlerOptions, reconcileHandler } from './reconcile-handler.js';
 
-export type { Outcome } from './contract.js';
-export type { Handler } from './reconcile-handler.js';
-
 export interface RunWorkersOptions<K extends string = string> extends ReconcileHandlerOptions<K> {
   /** How many keys are handled in parallel: an integer ≥ 1. */
   readonly concurrency: number;

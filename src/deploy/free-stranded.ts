@@ -4,8 +4,8 @@
 // Called by cmd/tools.ts (runCleanup). Never touches a release that belongs to another chart.
 import type { Watch } from '../config/watches.js';
 import { FINALIZER, LEGACY_FINALIZER } from '../finalizers/finalizers.js';
-import type { HelmClient } from '../helm/cli.js';
 import { summarize } from '../helm/history.js';
+import type { HelmClient } from '../helm/types.js';
 import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import type { ReleaseReader } from '../records/types.js';

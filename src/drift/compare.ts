@@ -7,8 +7,6 @@ import { isRecord } from '../core/guards.js';
 import { sameQuantity } from './quantity.js';
 import { coveredAsAbsent, isUnset, type Trail } from './zero.js';
 
-export type { Trail } from './zero.js';
-
 /** One place where the live object does not carry the desired value. */
 export interface DriftDiff {
   readonly path: string;

@@ -4,7 +4,8 @@ import { silentLogger } from '../core/logger.js';
 import { InvalidError, KubeApiError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import { DriftConfirmer, type DryRuns, sameStored } from './confirm.js';
-import { DRIFT_FIELD_MANAGER, DriftRepairer } from './repair.js';
+import { DriftRepairer } from './repair.js';
+import { DRIFT_FIELD_MANAGER } from './writes.js';
 
 const NS = 'team';
 const MIRROR = 'mirror.example/';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fakeKube } from '../../test/support/drift-cluster.js';
 import { silentLogger } from '../core/logger.js';
 import type { ApiResource, KubeObject } from '../kube/types.js';
-import { DRIFT_FIELD_MANAGER, type DriftCorrection, DriftRepairer, describeCorrection } from './repair.js';
+import { type DriftCorrection, DriftRepairer, describeCorrection } from './repair.js';
+import { DRIFT_FIELD_MANAGER } from './writes.js';
 
 const MANIFEST = `---
 # Source: web/templates/configmap.yaml

@@ -15,8 +15,6 @@ import { DriftConfirmer } from './confirm.js';
 import { rejectsObject } from './rejection.js';
 import { type ObjectWriter, objectWriter, type WriterKube } from './writes.js';
 
-export { DRIFT_FIELD_MANAGER } from './writes.js';
-
 export interface DriftCorrection {
   readonly action: 'created' | 'patched';
   readonly apiVersion: string;

@@ -6,8 +6,10 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../core/errors.js';
-import { checkHelmVersion, createHelmCli, type HelmCliOptions, POST_RENDER_PLUGIN } from './cli.js';
+import { createHelmCli, type HelmCliOptions } from './cli.js';
+import { POST_RENDER_PLUGIN } from './env.js';
 import { HelmCommandError, HelmNotFoundError, HelmVersionError } from './errors.js';
+import { checkHelmVersion } from './output.js';
 
 // A fake `helm`: records its argv, the env variables we care about and the values file (content and mode) into
 // $FAKE_RECORD, then behaves according to $FAKE_MODE. Signals it receives are appended to $FAKE_RECORD.signals.

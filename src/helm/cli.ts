@@ -27,26 +27,6 @@ import type { HelmCallOptions, HelmCli, HelmValues, HelmVersion, PostRenderer, R
 import { versionFlags } from './version-flags.js';
 import { appliedRelease } from './warnings.js';
 
-export { POST_RENDER_PLUGIN } from './env.js';
-export { checkHelmVersion } from './output.js';
-export type {
-  CreateParams,
-  DependencyBuildParams,
-  HelmCallOptions,
-  HelmChartClient,
-  HelmCli,
-  HelmClient,
-  HelmValues,
-  HelmVersion,
-  InstallParams,
-  PullParams,
-  Release,
-  RollbackParams,
-  TemplateParams,
-  UninstallParams,
-  UpgradeParams,
-} from './types.js';
-
 export interface HelmCliOptions {
   /** Path or name (resolved on `env.PATH`) of the helm binary. */
   binary: string;

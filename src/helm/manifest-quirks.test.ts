@@ -2,7 +2,8 @@
 // repair's full objects, the post-renderer's rewrite) as Helm reads it. One row per quirk; the integration test
 // test/integration/operator/helm-quirks.test.ts installs a chart that has them all, with helm 3 and helm 4.
 import { describe, expect, it } from 'vitest';
-import { manifestObjects, splitManifest, transformManifest } from './manifest.js';
+import { manifestObjects, splitManifest } from './manifest.js';
+import { transformManifest } from './manifest-edit.js';
 
 const label = (obj: Record<string, unknown>) => ({
   ...obj,

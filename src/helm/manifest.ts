@@ -6,9 +6,6 @@ import { documentChunks, sourceOf } from './manifest-chunks.js';
 import { isMapping, nonEmptyString, own, transformDocument } from './manifest-walk.js';
 import { loadChunk } from './manifest-yaml.js';
 
-export { ManifestParseError } from './errors.js';
-export { editManifest, transformManifest } from './manifest-edit.js';
-
 /** Helm's per-object resource policy annotation. */
 export const RESOURCE_POLICY_ANNOTATION = 'helm.sh/resource-policy';
 /** The resource policy that makes Helm leave an object in place on uninstall. */

@@ -8,8 +8,6 @@ import { isRecord } from '../core/guards.js';
 import { ReleaseDecodeError } from './errors.js';
 import type { Release, ReleaseStatus } from './types.js';
 
-export type { Release, ReleaseChart, ReleaseInfo, ReleaseStatus } from './types.js';
-
 export const RELEASE_STATUSES: readonly ReleaseStatus[] = [
   'unknown',
   'deployed',

@@ -2,8 +2,8 @@
 // (outermost, so that it sees every outcome, and the metrics' own time excludes nothing it does), then the
 // middlewares the CLI gives (the helm metrics), then the real adapter. Built once by manager/operator.ts; every
 // reconcile adds its own middlewares on top (reconciler/reconcile-helm.ts). Pure composition.
-import type { HelmClient } from '../helm/cli.js';
 import { chain, type HelmMiddleware } from '../helm/middleware.js';
+import type { HelmClient } from '../helm/types.js';
 import type { CachedReleaseReader } from '../records/cached-reader.js';
 import { recordObserver } from '../records/cached-reader.js';
 

@@ -2,14 +2,16 @@
 // the API) and release history (records/reader.ts), the event recorder, drift repair and dependent watches,
 // uninstall-wait cleanup, orphan deletion and the ownership post-renderer's arguments. Called by the manager's
 // controller builder only. Never starts anything: the dependent watcher and the helm client are passed in.
-import { chartName, type Watch } from '../config/watches.js';
+
+import { chartName } from '../config/chart-dir.js';
+import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { dependentsPort } from '../dependents/port.js';
 import type { DependentWatcher } from '../dependents/watcher.js';
 import { DriftRepairer } from '../drift/repair.js';
 import { createEventRecorder } from '../events/recorder.js';
-import type { HelmClient } from '../helm/cli.js';
+import type { HelmClient } from '../helm/types.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipArgsFor } from '../ownership/context.js';

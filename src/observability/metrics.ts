@@ -3,7 +3,7 @@
 // Built once by the CLI (cmd/cli.ts) and passed down; the only module that imports prom-client, and no prom-client
 // type leaves it. Its methods never throw for unknown label values and never use the global registry.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ControllerMetrics, ReconcileResult } from '../controller/controller.js';
+import type { ControllerMetrics, ReconcileResult } from '../controller/contract.js';
 import {
   HELM_BUCKETS,
   type HelmAction,

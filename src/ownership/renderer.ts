@@ -1,7 +1,8 @@
 // The ownership post-render step: resolves the scope (namespaced or not) of every kind in a rendered manifest
 // through discovery, then applies the ownership rules to each object. Called by the post-render server for each
 // helm install/upgrade. Never logs or returns manifest text in errors.
-import { splitManifest, transformManifest } from '../helm/manifest.js';
+import { splitManifest } from '../helm/manifest.js';
+import { transformManifest } from '../helm/manifest-edit.js';
 import { NotFoundError } from '../kube/errors.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { KubeClient } from '../kube/types.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitManifest, transformManifest } from '../helm/manifest.js';
+import { splitManifest } from '../helm/manifest.js';
+import { transformManifest } from '../helm/manifest-edit.js';
 import {
   applyOwnership,
   CHART_LABEL,

@@ -1,7 +1,8 @@
 // What the reconciles of one watch share, built once from the reconciler's options: the parsed overrideValues, the
 // chart digest memo, the status-manifest memo, what releases put outside their namespaces, and the deletion flow.
 // Built by reconciler.ts' constructor; a bad override fails here, at startup, not at the first reconcile.
-import { parseOverrides } from '../config/overrides.js';
+
+import { parseOverrides } from '../config/strvals.js';
 import { ReleaseDeletion } from './deletion/deletion.js';
 import { OutsideObjectMemo } from './deletion/orphans.js';
 import { ChartDigestMemo } from './inputs/chart-digest-memo.js';

@@ -4,7 +4,7 @@
 import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { HelmClient } from '../helm/cli.js';
+import type { HelmClient } from '../helm/types.js';
 import type { ReleaseReader } from '../records/types.js';
 import type { BackoffPolicy } from './classify.js';
 import type { OutsideObjectMemo, OutsideRef } from './deletion/orphans.js';

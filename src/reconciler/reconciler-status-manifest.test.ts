@@ -5,8 +5,8 @@ import { FakeHelm, HELM_V3, ReleaseHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import { HelmReconciler } from './reconciler.js';
-import { redactSecrets, type StatusManifestMode } from './status/status-manifest.js';
-import type { HelmAppStatus } from './types.js';
+import { redactSecrets } from './status/status-manifest.js';
+import type { HelmAppStatus, StatusManifestMode } from './types.js';
 
 const MANIFEST = `---
 # Source: nginx/templates/secret.yaml

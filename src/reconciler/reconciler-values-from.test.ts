@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError, TerminalError } from '../core/errors.js';
-import type { InstallParams, UpgradeParams } from '../helm/cli.js';
+import type { InstallParams, UpgradeParams } from '../helm/types.js';
 import type { ReferencedObject, ReferenceReader } from './inputs/values-from.js';
 import { HelmReconciler } from './reconciler.js';
 import type { HelmAppStatus } from './types.js';

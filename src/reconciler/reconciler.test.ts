@@ -3,7 +3,7 @@ import { type HelmCall, type HelmCommand, helmCommandError, helmWithHistory } fr
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../core/errors.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
-import type { InstallParams, UpgradeParams } from '../helm/cli.js';
+import type { InstallParams, UpgradeParams } from '../helm/types.js';
 import type { StoredRelease } from '../records/types.js';
 import { FINGERPRINT_LABEL } from './inputs/fingerprint.js';
 import { HelmReconciler } from './reconciler.js';

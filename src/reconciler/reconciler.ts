@@ -2,6 +2,8 @@
 // per-reconcile context (run.ts): read → deletion → finalizer → pause → inputs → helm step → settle. Each phase is
 // one function in its room (inputs/, release/, status/, rollout/, deletion/); a feature plugs into a phase, not here.
 // Called by the controller's workers with a "namespace/name" key. Never puts values in logs, events or errors.
+
+import type { Outcome } from '../controller/contract.js';
 import { readInputs } from './inputs/inputs.js';
 import { noteResumed, reconcilePaused } from './inputs/pause.js';
 import { beginRun, readRun } from './inputs/read.js';
@@ -10,7 +12,6 @@ import type { HelmReconcilerOptions } from './options.js';
 import { releaseStep } from './release/step.js';
 import type { RunStart } from './run.js';
 import { settle } from './settle.js';
-import type { Outcome } from './types.js';
 
 export class HelmReconciler {
   readonly #kit: WatchKit;

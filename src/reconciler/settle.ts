@@ -2,6 +2,7 @@
 // outside the namespace), hand the manifest to the dependents port (watches, drift repair, readiness), then set the
 // Deployed status with Ready and any chart-rollout hold, and say when to come back. Called by reconciler.ts.
 
+import type { Outcome } from '../controller/contract.js';
 import type { OutsideObjectMemo } from './deletion/orphans.js';
 import type { Inputs } from './inputs/inputs.js';
 import { periodicRequeue } from './inputs/period.js';
@@ -13,7 +14,6 @@ import { settleRollout } from './rollout/step.js';
 import type { ReconcileRun } from './run.js';
 import { deployed } from './status/draft.js';
 import type { StatusReleaseMemo } from './status/status-manifest.js';
-import type { Outcome } from './types.js';
 
 export interface SettleDeps extends Pick<HelmReconcilerOptions, 'dependents' | 'periodJitter'> {
   readonly statusRelease: StatusReleaseMemo;

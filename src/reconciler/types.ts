@@ -50,7 +50,6 @@ export interface HelmAppStatus {
 export type ReleaseAction = 'install' | 'upgrade' | 'none';
 
 /** What a reconcile asks of the work queue when it succeeds (declared once, in the reconcile contract). */
-export type { Outcome } from '../controller/contract.js';
 
 export interface Signal {
   readonly signal: AbortSignal;

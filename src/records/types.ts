@@ -1,7 +1,7 @@
+import type { Release } from '../helm/types.js';
 // Helm's release records as the operator reads them: one stored revision with its record's labels, and the reader
 // port that lists a release's revisions without spawning helm. Types only; reader.ts and cached-reader.ts implement
 // the port, the reconciler and the manager consume it.
-import type { Release } from '../helm/release.js';
 
 /** A release revision as stored by Helm, with the labels of its record (our fingerprint lives there). */
 export interface StoredRelease {

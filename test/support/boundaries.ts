@@ -1,6 +1,7 @@
 // The architecture's boundaries as data and a checker: the layer map of src/ (lowest first), the one home module
 // of each third-party library, and `violations()`, which reports upward imports, libraries imported elsewhere,
-// reads of `process` outside the composition root (src/cmd/) and import cycles (type-only imports count).
+// reads of `process` outside the composition root (src/cmd/), import cycles (type-only imports count) and
+// re-exports of our own modules (one import path per name).
 // Used by test/unit/boundaries.test.ts (part of `make test`); reads files, never writes.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -93,6 +94,9 @@ export function violations(modules: readonly Module[]): string[] {
       }
     }
     graph.set(m.file, local);
+    if (m.file !== 'index.ts' && /^export (type )?\{[^}]*\} from '\./m.test(m.text)) {
+      out.push(`${m.file} re-exports from another module: import each name from its own module (one path per type)`);
+    }
     if (!m.file.startsWith(`${ROOT_DIR}/`) && readsProcess(m.file, m.text)) {
       out.push(`${m.file} reads process: only src/${ROOT_DIR}/ may (pass the value in)`);
     }

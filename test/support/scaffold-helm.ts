@@ -5,7 +5,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { createHelmCli, type HelmCli } from '../../src/helm/cli.js';
+import { createHelmCli } from '../../src/helm/cli.js';
+import type { HelmCli } from '../../src/helm/types.js';
 
 /** The helm binary to use, or undefined (tests then skip with SKIP_REASON). */
 export function findHelm(): string | undefined {

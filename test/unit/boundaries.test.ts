@@ -51,6 +51,13 @@ describe('the boundary check itself', () => {
     ).toEqual([]);
   });
 
+  it('fails a re-export of one of our modules, but not a library home re-exporting its library', () => {
+    expect(violations([mod('helm/x.ts', "export type { Y } from './y.js';")])).toEqual([
+      'helm/x.ts re-exports from another module: import each name from its own module (one path per type)',
+    ]);
+    expect(violations([mod('config/yaml.ts', "export { parse } from 'yaml';")])).toEqual([]);
+  });
+
   it('fails an import cycle', () => {
     const found = violations([
       mod('helm/a.ts', "import { b } from './b.js';"),

@@ -2,6 +2,8 @@
 // delete what it left outside the namespace), optionally wait for its objects (uninstall-wait), then write the
 // uninstalled status and drop the finalizer. Built by kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never
 // uninstalls a release of another chart.
+
+import type { Outcome } from '../../controller/contract.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { HelmCommandError } from '../../helm/errors.js';
 import { summarize } from '../../helm/history.js';
@@ -16,7 +18,7 @@ import type { RunStart } from '../run.js';
 import { failedStatus, uninstalledStatus } from '../status/status.js';
 import { manifestToWaitFor } from '../status/status-manifest.js';
 import { StatusUpdater } from '../status/updater.js';
-import type { HelmAppStatus, Outcome } from '../types.js';
+import type { HelmAppStatus } from '../types.js';
 import { type OutsideObjectMemo, outsideObjectsOrNone } from './orphans.js';
 
 /** helm uninstall's words when the release has no records (any more). */

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATIONS } from './annotation-catalogue.js';
+import { ANNOTATIONS, parseGoBool } from './annotation-catalogue.js';
 import {
   HELM_TIMEOUT,
   helmTimeout,
   parsedAnnotation,
-  parseGoBool,
   RECONCILE_PERIOD,
   reconcilePeriod,
   releaseOptions,

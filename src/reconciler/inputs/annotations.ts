@@ -5,7 +5,6 @@
 import { DEFAULT_HELM_TIMEOUT_MS } from '../../helm/timeout.js';
 import { ANNOTATIONS, type AnnotationEntry, readAnnotation } from './annotation-catalogue.js';
 
-export { ANNOTATION_PREFIX, parseGoBool } from './annotation-catalogue.js';
 export const RECONCILE_PERIOD = ANNOTATIONS.reconcilePeriod.name;
 export const UPGRADE_FORCE = ANNOTATIONS.upgradeForce.name;
 export const ROLLBACK_FORCE = ANNOTATIONS.rollbackForce.name;

@@ -2,10 +2,11 @@
 // reconcile of a paused CR, which writes that condition (with an event when it pauses) and nothing else: no helm,
 // no drift repair, no requeue. Called by reconciler.ts after the finalizer; deletion never looks at the pause.
 
+import type { Outcome } from '../../controller/contract.js';
 import { conditions } from '../../status/condition-catalogue.js';
 import { findCondition, removeCondition, setCondition } from '../../status/conditions.js';
 import type { ReconcileRun } from '../run.js';
-import type { HelmAppStatus, Outcome } from '../types.js';
+import type { HelmAppStatus } from '../types.js';
 import { ANNOTATIONS } from './annotation-catalogue.js';
 import { type Parsed, parsedAnnotation } from './annotations.js';
 

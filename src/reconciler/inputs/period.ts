@@ -1,8 +1,9 @@
 // The periodic requeue of a reconciled CR: its reconcile period, spread ±10 % when a jitter source is given, so that
 // CRs created together drift apart instead of reconciling in lockstep forever. Used by settle.ts only.
 // Pure; only the periodic resync is spread: the uninstall-wait poll and the retry delays of failures stay exact.
+
+import type { Outcome } from '../../controller/contract.js';
 import { jittered } from '../../core/backoff.js';
-import type { Outcome } from '../types.js';
 
 /** The spread of a periodic requeue: ±10 %. */
 export const PERIOD_JITTER = 0.1;

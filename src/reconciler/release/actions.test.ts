@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { helmCommandError } from '../../../test/fakes/helm.js';
 import { silentLogger } from '../../core/logger.js';
-import type { HelmClient } from '../../helm/cli.js';
+import type { HelmClient } from '../../helm/types.js';
 import type { StoredRelease } from '../../records/types.js';
 import { releaseOptions } from '../inputs/annotations.js';
 import { type ActionContext, install, upgrade } from './actions.js';

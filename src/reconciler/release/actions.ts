@@ -4,10 +4,9 @@
 // UnknownField events. Called by release/step.ts; never writes the CR (it returns what happened for the status).
 import { errFields } from '../../core/error-fields.js';
 import type { Logger } from '../../core/logger.js';
-import type { HelmClient, Release } from '../../helm/cli.js';
 import { type HistorySummary, isPending, summarize } from '../../helm/history.js';
 import { splitManifest } from '../../helm/manifest.js';
-import type { AppliedRelease } from '../../helm/types.js';
+import type { AppliedRelease, HelmClient, Release } from '../../helm/types.js';
 import type { ReleaseReader } from '../../records/types.js';
 import { failureMessage, refusedByServerSideApply } from '../classify.js';
 import type { ReleaseOptions } from '../inputs/annotations.js';

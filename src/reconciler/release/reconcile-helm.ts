@@ -2,8 +2,8 @@
 // hidden from helm's words (outermost, so that every message below is scrubbed), then the CR's helm timeout with its
 // slow-run notice, then the process-wide client (manager/process-helm.ts). Built by the reconciler and the deletion
 // flow. Pure composition.
-import type { HelmClient } from '../../helm/cli.js';
 import { chain, type HelmMiddleware } from '../../helm/middleware.js';
+import type { HelmClient } from '../../helm/types.js';
 import { secretsHidden } from '../inputs/values-from.js';
 import { crSlowHelm, type ReleaseHelmOptions } from './slow-helm.js';
 

@@ -3,7 +3,7 @@
 // failure is recorded in the status draft and thrown for a retry after the release backoff. Called by reconciler.ts.
 import type { HistorySummary } from '../../helm/history.js';
 import { isPending } from '../../helm/history.js';
-import type { Release } from '../../helm/release.js';
+import type { Release } from '../../helm/types.js';
 import { failureMessage } from '../classify.js';
 import type { ChartDigestMemo } from '../inputs/chart-digest-memo.js';
 import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.js';
-import type { Release } from '../../helm/release.js';
+import type { Release } from '../../helm/types.js';
 import type { StoredRelease } from '../../records/types.js';
 import type { HelmAppStatus } from '../types.js';
 import { ChartRolloutGate } from './chart-rollout.js';

@@ -2,12 +2,13 @@
 // release's stored values equal the new ones), running it through the gate, and the ChartRollout condition, events
 // and requeue of a held CR. Called by release/step.ts and settle.ts; pure but for the gate and the updater it is handed.
 
+import type { Outcome } from '../../controller/contract.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { StoredRelease } from '../../records/types.js';
 import { conditions } from '../../status/condition-catalogue.js';
 import { findCondition, removeCondition, setCondition } from '../../status/conditions.js';
 import type { ReconcileRun } from '../run.js';
-import type { HelmAppStatus, Outcome } from '../types.js';
+import type { HelmAppStatus } from '../types.js';
 import type { ChartRolloutGate, RolloutHold } from './chart-rollout.js';
 
 export const CHART_ROLLOUT = 'ChartRollout';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Release } from '../../helm/release.js';
+import type { Release } from '../../helm/types.js';
 import {
   isManifestMarker,
   MARKER_PREFIX,

@@ -4,12 +4,10 @@
 // run flags. Never puts a Secret value in its output in `redacted` mode, nor manifest text in an error.
 import { createHash } from 'node:crypto';
 import { lastDeployed, latest } from '../../helm/history.js';
-import { editManifest } from '../../helm/manifest.js';
+import { editManifest } from '../../helm/manifest-edit.js';
 import { redact, secretsOf } from '../../helm/redact.js';
-import type { Release } from '../../helm/release.js';
+import type { Release } from '../../helm/types.js';
 import type { DeployedRelease, StatusManifestMode } from '../types.js';
-
-export type { StatusManifestMode } from '../types.js';
 
 export const STATUS_MANIFEST_MODES: readonly StatusManifestMode[] = ['full', 'redacted', 'none'];
 export const DEFAULT_STATUS_MANIFEST: StatusManifestMode = 'redacted';

@@ -6,9 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findHelm, SKIP_REASON, scaffoldHelm } from '../../../test/support/scaffold-helm.js';
 import { loadWatches } from '../../config/watches.js';
 import { parse } from '../../config/yaml.js';
-import type { HelmCli } from '../../helm/cli.js';
+import type { HelmCli } from '../../helm/types.js';
 import { runInit } from '../init/init.js';
-import { createApi, parseCreateApiArgs } from './api.js';
+import { createApi } from './api.js';
+import { parseCreateApiArgs } from './flags.js';
 
 const helmBin = findHelm();
 const NGINX = join(import.meta.dirname, '..', '..', '..', 'charts', 'nginx');

@@ -6,15 +6,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ConfigError } from '../../core/errors.js';
-import type { HelmChartClient } from '../../helm/cli.js';
+import type { HelmChartClient } from '../../helm/types.js';
 import { ApiExistsError, SampleRejectedError } from '../errors.js';
 import { appendKustomizationResource, type FileSet, writeFiles } from '../files.js';
-import { addProjectResource, PATHS, readProject } from '../init/init.js';
+import { addProjectResource, readProject } from '../init/init.js';
 import { pluralize } from '../rbac/kinds.js';
 import { resolveRenderVersion } from '../rbac/kube-version.js';
-import { generateRbac, kindRoleFiles, readManagerRules, rulesForKind, writeManagerRole } from '../rbac/rbac.js';
+import { generateRbac, rulesForKind } from '../rbac/rbac.js';
+import { kindRoleFiles, readManagerRules, writeManagerRole } from '../rbac/role-files.js';
 import { baseRules, type DiscoverKind, mergeRules, valuesFromRules } from '../rbac/rules.js';
 import { crdFileName, readValuesSchema, renderCrd } from '../schema/crd.js';
+import { PATHS } from '../templates/context.js';
 import {
   buildDependencies,
   classifyChart,
@@ -28,8 +30,6 @@ import { enableProjectValuesFrom, projectValuesFrom } from './project-values-fro
 import { renderSample, sampleFileName } from './sample.js';
 import { checkSample } from './sample-check.js';
 import { addWatchEntry } from './watches-entry.js';
-
-export { CREATE_API_USAGE, type CreateApiOptions, parseCreateApiArgs } from './flags.js';
 
 export interface CreateApiDeps {
   /** A helm client with the user's configuration: createHelmCli({ binary, workDir, env: process.env, isolated: false }). */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findHelm, SKIP_REASON, scaffoldHelm } from '../../../test/support/scaffold-helm.js';
-import type { HelmCli } from '../../helm/cli.js';
+import type { HelmCli } from '../../helm/types.js';
 import {
   buildDependencies,
   classifyChart,

@@ -7,7 +7,7 @@ import { cp, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse } from '../../config/yaml.js';
 import { isRecord } from '../../core/guards.js';
-import type { HelmChartClient } from '../../helm/cli.js';
+import type { HelmChartClient } from '../../helm/types.js';
 import { ScaffoldError } from '../errors.js';
 import { archiveRoot, extractTgz } from '../tar.js';
 

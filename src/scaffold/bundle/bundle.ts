@@ -4,6 +4,7 @@
 import { stringify } from '../../config/yaml.js';
 import type { BundleCode } from '../../core/codes.js';
 import { OperatorError } from '../../core/errors.js';
+import { LAYOUT as PROJECT_LAYOUT } from '../templates/project.js';
 import { buildCsv, displayNameOf } from './csv.js';
 import {
   ALLOWED_KINDS,
@@ -15,7 +16,6 @@ import {
   MANIFESTS_DIR,
   MEDIATYPE,
   METADATA_DIR,
-  PROJECT_LAYOUT,
 } from './format.js';
 import { type KubeObject, nameOf, splitRbac } from './rbac.js';
 

@@ -1,7 +1,9 @@
 // Builds the ClusterServiceVersion of an OLM bundle from the project's objects: deployments (with the operator
 // image and WATCH_NAMESPACE from OLM's target namespaces), RBAC as permissions, owned CRDs and alm-examples.
 // Called by bundle.ts only; pure (never mutates its input, never touches the file system).
-import { BUILDER, CSV_API_VERSION, CSV_KIND, INSTALL_MODES, PROJECT_LAYOUT } from './format.js';
+
+import { LAYOUT as PROJECT_LAYOUT } from '../templates/project.js';
+import { BUILDER, CSV_API_VERSION, CSV_KIND, INSTALL_MODES } from './format.js';
 import { type KubeObject, nameOf, type RbacSplit } from './rbac.js';
 
 export interface CsvInput {

@@ -17,7 +17,6 @@ export const METADATA_DIR = 'metadata/';
 /** Who wrote the bundle: operator-sdk writes `operator-sdk-<version>` here. */
 export const BUILDER = 'helm-operator-ts';
 /** The PROJECT layout (the same constant init writes into PROJECT). */
-export { LAYOUT as PROJECT_LAYOUT } from '../templates/project.js';
 
 export const CSV_API_VERSION = 'operators.coreos.com/v1alpha1';
 export const CSV_KIND = 'ClusterServiceVersion';

@@ -8,8 +8,6 @@ import type { Manifest } from './format.js';
 import { ALLOWED_KINDS, ANNOTATION, CSV_KIND, isDnsLabel, MANIFESTS_DIR, MEDIATYPE, METADATA_DIR } from './format.js';
 import { checkCsv } from './validate-csv.js';
 
-export type { Manifest } from './format.js';
-
 async function readText(path: string, signal?: AbortSignal): Promise<string | undefined> {
   try {
     return await readFile(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });

@@ -6,7 +6,8 @@ import { loadWatches } from '../../config/watches.js';
 import { parse, parseAllDocuments } from '../../config/yaml.js';
 import { ConfigError } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
-import { addProjectResource, type InitOptions, PATHS, parseInitArgs, readProject, runInit } from './init.js';
+import { PATHS } from '../templates/context.js';
+import { addProjectResource, type InitOptions, parseInitArgs, readProject, runInit } from './init.js';
 
 const signal = new AbortController().signal;
 let dir: string;

@@ -22,8 +22,6 @@ import { prometheusFiles } from '../templates/prometheus.js';
 import { rbacFiles } from '../templates/rbac.js';
 import { shardingFiles } from '../templates/sharding.js';
 
-export { PATHS } from '../templates/context.js';
-
 export interface InitOptions extends ScaffoldContext {
   /** The project directory: `init` writes into the directory it runs in. */
   readonly dir: string;

@@ -4,16 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findHelm, SKIP_REASON, scaffoldHelm } from '../../../test/support/scaffold-helm.js';
 import { parse } from '../../config/yaml.js';
-import type { HelmCli, TemplateParams } from '../../helm/cli.js';
+import type { HelmCli, TemplateParams } from '../../helm/types.js';
 import { DEFAULT_KUBE_VERSION } from './kube-version.js';
-import {
-  generateRbac,
-  kindRoleFiles,
-  parseGenerateRbacArgs,
-  readManagerRules,
-  renderManagerRole,
-  rulesForKind,
-} from './rbac.js';
+import { generateRbac, parseGenerateRbacArgs, rulesForKind } from './rbac.js';
+import { kindRoleFiles, readManagerRules, renderManagerRole } from './role-files.js';
 import { CHART_VERBS, type DiscoverKind, type PolicyRule } from './rules.js';
 
 const helmBin = findHelm();

@@ -7,11 +7,11 @@ import { join, relative } from 'node:path';
 import { loadWatches } from '../../config/watches.js';
 import { parseAllDocuments } from '../../config/yaml.js';
 import { isRecord } from '../../core/guards.js';
-import type { HelmChartClient } from '../../helm/cli.js';
 import { HelmCommandError } from '../../helm/errors.js';
+import type { HelmChartClient } from '../../helm/types.js';
 import { enableProjectValuesFrom, projectValuesFrom } from '../api/project-values-from.js';
 import { ScaffoldError } from '../errors.js';
-import { PATHS } from '../init/init.js';
+import { PATHS } from '../templates/context.js';
 import { pluralize } from './kinds.js';
 import {
   chartRenderError,
@@ -31,8 +31,6 @@ import {
   type PolicyRule,
   valuesFromRules,
 } from './rules.js';
-
-export { kindRoleFiles, readManagerRules, renderManagerRole, writeManagerRole } from './role-files.js';
 
 export interface RbacDeps {
   readonly helm: Pick<HelmChartClient, 'template'>;

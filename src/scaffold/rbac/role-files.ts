@@ -7,7 +7,7 @@ import { Document, parse } from '../../config/yaml.js';
 import { isRecord } from '../../core/guards.js';
 import { ScaffoldError } from '../errors.js';
 import type { FileSet } from '../files.js';
-import { PATHS } from '../init/init.js';
+import { PATHS } from '../templates/context.js';
 import { CHART_VERBS, type PolicyRule } from './rules.js';
 
 /** The rules of the existing manager role ([] when the file is missing). */

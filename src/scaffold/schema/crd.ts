@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from '../../config/yaml.js';
 import { ScaffoldError } from '../errors.js';
-import { type SchemaProps, structuralSchema } from './values-schema.js';
+import type { SchemaProps } from './keywords.js';
+import { structuralSchema } from './values-schema.js';
 
 export interface CrdInput {
   /** The fully qualified group (`<group>.<domain>`). */

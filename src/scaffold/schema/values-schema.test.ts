@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolvePointer, structuralSchema } from './values-schema.js';
+import { resolvePointer } from './keywords.js';
+import { structuralSchema } from './values-schema.js';
 
 const PRESERVE_KEY = 'x-kubernetes-preserve-unknown-fields';
 const PRESERVE = { [PRESERVE_KEY]: true };

@@ -18,8 +18,6 @@ import {
   VALUE_ONLY,
 } from './keywords.js';
 
-export { resolvePointer, type SchemaProps } from './keywords.js';
-
 export interface SchemaConversion {
   readonly schema: SchemaProps;
   /** One line per node that was loosened or keyword that was dropped, naming the path (`spec.image.tag`). */

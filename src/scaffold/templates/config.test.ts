@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from '../../config/yaml.js';
-import { PATHS, runInit } from '../init/init.js';
+import { runInit } from '../init/init.js';
+import { PATHS } from './context.js';
 
 const run = promisify(execFile);
 /** A kubectl binary (e.g. the testenv's): without it the kustomize builds are skipped. */

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../config/yaml.js';
-import { PATHS, runInit } from '../init/init.js';
+import { runInit } from '../init/init.js';
+import { PATHS } from './context.js';
 import { MAKE_TARGETS } from './makefile.js';
 
 const run = promisify(execFile);
