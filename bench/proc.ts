@@ -1,5 +1,5 @@
 // Process figures from /proc for the benchmarks: CPU seconds (own and waited-for children) and memory of a PID.
-// Called by bench/operator-bench.ts and bench/floors.ts. Reads only; never signals or starts a process.
+// Called by the phases in bench/phases/ and bench/operator-bench.ts. Reads only; never signals or starts a process.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 

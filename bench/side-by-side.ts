@@ -1,7 +1,7 @@
 // Formats the side-by-side table of bench/operator-bench.ts: each operator figure next to its physical floors (helm
 // run directly, kubectl apply --server-side of the rendered manifest) as ratios. Pure; called once at the end of the
 // bench; never measures anything itself.
-import type { FloorRun, Floors } from './floors.ts';
+import type { FloorRun, Floors } from './phases/floors.ts';
 
 /** What the operator did, measured by the bench (CPU = the operator process plus the helm processes it started). */
 export interface OperatorFigures {

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuWindow } from './proc.ts';
+import { cpuWindow } from '../proc.ts';
 
 export interface FloorOptions {
   readonly helm: string;

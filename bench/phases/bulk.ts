@@ -1,0 +1,42 @@
+// Phase 2 of the bench: BENCH_CRS CRs created at once: create→Deployed latency of each and the time until all are
+// Deployed, the CPU from the first create until settled, and the RSS once settled. Called by operator-bench.ts.
+import { apiserverRssMiB, CREATE_CONCURRENCY, CRS, createAndWait, log, NS, PERIOD_MS, until } from '../kit.ts';
+import { cpuSeconds, cpuWindow, memMiB } from '../proc.ts';
+import type { BenchContext } from './context.ts';
+
+export async function bulkCreates(b: BenchContext, workers: number) {
+  const { o, names } = b;
+  log(`phase 2: ${CRS} CRs at once (${CREATE_CONCURRENCY} creates in flight, ${workers} workers)`);
+  const cpuBulk0 = cpuSeconds(o.pid);
+  const bulkWindow = cpuWindow({ op: o.pid, apiserver: b.apiserver });
+  const bulk = CRS > 0 ? await createAndWait(b.custom, b.bulkCrs, 'bulk', [...names], CREATE_CONCURRENCY) : undefined;
+  // Settled: no new helm process for 3 s and, until one reconcile period has passed (then the periodic
+  // reconciles never pause for 3 s), no reconcile for 3 s either (the follow-ups that changes during an install
+  // cause have run) and each CR reconciled at least once.
+  const allDeployed = performance.now();
+  const quiet = { helm: { n: -1, since: allDeployed }, all: { n: -1, since: allDeployed } };
+  const still = (q: { n: number; since: number }, n: number) => {
+    if (n !== q.n) Object.assign(q, { n, since: performance.now() });
+    return performance.now() - q.since >= 3000;
+  };
+  const reconciled = () => names.every((n) => (o.stats.reconciles.get(`${NS}/${n}`) ?? 0) >= 1);
+  await until('the CRs to settle', 250, () => {
+    const helmStill = still(quiet.helm, o.helmCalls().length);
+    const allStill = still(
+      quiet.all,
+      [...o.stats.reconciles.values()].reduce((a, c) => a + c, 0),
+    );
+    const periodOver = performance.now() - allDeployed > PERIOD_MS;
+    return helmStill && ((allStill && reconciled()) || periodOver) ? true : undefined;
+  });
+  const settleMs = performance.now() - allDeployed;
+  const cpu = { own: cpuSeconds(o.pid).own - cpuBulk0.own, helm: cpuSeconds(o.pid).children - cpuBulk0.children };
+  return {
+    bulk,
+    settleMs,
+    cpu,
+    window: bulkWindow.end().cpu,
+    rssSettled: memMiB(o.pid),
+    apiRssSettled: await apiserverRssMiB(b.dir),
+  };
+}

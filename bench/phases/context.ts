@@ -1,0 +1,20 @@
+// What every phase of the bench works with: the operator (its log's figures), the CR API, the kubeconfig, the
+// kube-apiserver's PID and the plane's folder, and the one watch on the bulk CRs. Types only; built by
+// operator-bench.ts once the operator runs.
+import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import type { CrWatch } from '../cr-watch.ts';
+import type { Operator } from '../operator-process.ts';
+
+export interface BenchContext {
+  readonly o: Operator;
+  readonly kc: KubeConfig;
+  readonly custom: CustomObjectsApi;
+  /** kube-apiserver's PID, for its CPU and RSS. */
+  readonly apiserver: number;
+  /** The plane's folder (hack/testenv.sh). */
+  readonly dir: string;
+  /** One watch on the CRs labelled phase=bulk: every latency is read from its events. */
+  readonly bulkCrs: CrWatch;
+  /** The bulk CRs' names. */
+  readonly names: readonly string[];
+}

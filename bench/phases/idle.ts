@@ -1,0 +1,29 @@
+// Phases 3 and 4 of the bench: BENCH_IDLE_PERIODS reconcile periods with the settled CRs idle (helm processes,
+// reconciles, operator CPU), then the operator's and kube-apiserver's RSS and the objects the dependent informers
+// cache. Called by operator-bench.ts.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiserverRssMiB, dependentObjectsCached, IDLE_PERIODS, log, PERIOD, PERIOD_MS, signal } from '../kit.ts';
+import { cpuSeconds, memMiB } from '../proc.ts';
+import type { BenchContext } from './context.ts';
+
+export async function idleWindow(b: BenchContext) {
+  const { o } = b;
+  const idleMs = IDLE_PERIODS * PERIOD_MS;
+  log(`phase 3: idle for ${idleMs / 1000}s (${IDLE_PERIODS} × ${PERIOD})`);
+  const before = { helm: o.helmCalls().length, rec: new Map(o.stats.reconciles), cpu: cpuSeconds(o.pid).own };
+  const idleT0 = performance.now();
+  await sleep(idleMs, undefined, { signal });
+  const idle = {
+    helm: o.helmCalls().slice(before.helm),
+    rec: [...o.stats.reconciles].map(([k, n]): [string, number] => [k, n - (before.rec.get(k) ?? 0)]),
+    cpu: cpuSeconds(o.pid).own - before.cpu,
+    s: (performance.now() - idleT0) / 1000,
+  };
+  return {
+    idle,
+    rssEnd: memMiB(o.pid),
+    hwm: memMiB(o.pid, 'VmHWM'),
+    apiRssEnd: await apiserverRssMiB(b.dir),
+    cached: await dependentObjectsCached(o.stats.metrics),
+  };
+}

@@ -1,0 +1,126 @@
+// The bench's report: the operator's figures as a table of rows, and the whole markdown (the machine, the settings,
+// the rows, the side-by-side table with the floors). Pure formatting; called by operator-bench.ts at the end.
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import {
+  CRS,
+  DRIFT,
+  DRIFT_GAP_MS,
+  dist,
+  FLOOR_VALIDATION,
+  IDLE_PERIODS,
+  MAX_CONCURRENT,
+  mib,
+  ms,
+  NS,
+  PERIOD,
+  pct,
+  ROOT,
+  SEQUENTIAL,
+  sec,
+  T0,
+  tally,
+} from './kit.ts';
+import { imageNodeOptions, type Operator } from './operator-process.ts';
+import type { bulkCreates } from './phases/bulk.ts';
+import type { measureDrift } from './phases/drift.ts';
+import type { idleWindow } from './phases/idle.ts';
+
+export interface Figures {
+  readonly seq: number[];
+  readonly created: Awaited<ReturnType<typeof bulkCreates>>;
+  readonly idled: Awaited<ReturnType<typeof idleWindow>>;
+  readonly drift: Awaited<ReturnType<typeof measureDrift>> | undefined;
+  readonly helmTotal: string[];
+  readonly errors: Operator['stats']['errors'];
+}
+
+/** The operator's figures, one row each. */
+export function operatorRows(f: Figures): [string, string][] {
+  const { seq, drift, helmTotal, errors } = f;
+  const { bulk, settleMs, rssSettled, apiRssSettled } = f.created;
+  const cpuBulk = f.created.cpu;
+  const { idle, rssEnd, hwm, apiRssEnd, cached } = f.idled;
+  const rows: [string, string][] = [];
+  const recTotal = idle.rec.reduce((a, [, n]) => a + n, 0);
+  const perCr = idle.rec.filter(([k]) => k.startsWith(`${NS}/bulk-`)).map(([, n]) => n); // without deleted seq-*
+  const recOther = recTotal - perCr.reduce((a, b) => a + b, 0);
+  rows.push(
+    [`1 CR create→Deployed, ${SEQUENTIAL}× sequential: p50 / p95 / max`, seq.length ? dist(seq) : '-'],
+    [`${CRS} CRs create→Deployed: p50 / p95 / max`, bulk ? dist(bulk.latencies) : '-'],
+    [`${CRS} CRs: time to send all creates (client)`, bulk ? ms(bulk.createMs) : '-'],
+    [`${CRS} CRs: time until all Deployed`, bulk ? `${(bulk.allMs / 1000).toFixed(1)} s` : '-'],
+    [`${CRS} CRs: CPU, first create to settled`, `operator ${sec(cpuBulk.own)}, helm ${sec(cpuBulk.helm)}`],
+    [
+      `${CRS} CRs: settled (no helm process for 3 s; no reconcile either within one period) after`,
+      `${(settleMs / 1000).toFixed(1)} s more`,
+    ],
+    ['idle window (CRs settled, nothing changes)', `${idle.s.toFixed(1)} s (${IDLE_PERIODS} × ${PERIOD})`],
+    ['helm processes during idle', `${idle.helm.length}${idle.helm.length ? ` (${tally(idle.helm)})` : ''}`],
+    [
+      'reconciles during idle (per bulk CR: min / max)',
+      `${recTotal} (${perCr.length ? `${Math.min(...perCr)} / ${Math.max(...perCr)}` : '-'}; ${recOther} of deleted CRs)`,
+    ],
+    ['operator CPU during idle', `${sec(idle.cpu)} (${((idle.cpu / idle.s) * 100).toFixed(2)} % of one core)`],
+    ['operator RSS after settling / end of idle / peak', `${mib(rssSettled)} / ${mib(rssEnd)} / ${mib(hwm)}`],
+    ['kube-apiserver RSS after settling / end of idle', `${apiRssSettled} MiB / ${apiRssEnd} MiB`],
+    [
+      'objects in the dependent caches (label-selected informers)',
+      `${cached} (the ${CRS} releases rendered ${CRS * 3}: Deployment, Service, ConfigMap each)`,
+    ],
+    [
+      `drift: deleted Deployment back, ${DRIFT}× (${DRIFT_GAP_MS / 1000} s apart): p50 / p95 / max`,
+      drift ? dist(drift.deleted) : '-',
+    ],
+    [
+      `drift: scaled Deployment reverted, ${DRIFT}× (${DRIFT_GAP_MS / 1000} s apart): p50 / p95 / max`,
+      drift ? dist(drift.scaled) : '-',
+    ],
+    [
+      'drift inside the operator (watch event → applied): deleted / scaled, p50 / p95',
+      drift
+        ? `${ms(pct(drift.deletedInOperator, 0.5))} / ${ms(pct(drift.deletedInOperator, 0.95))} (${drift.deletedInOperator.length} samples); ${ms(pct(drift.scaledInOperator, 0.5))} / ${ms(pct(drift.scaledInOperator, 0.95))} (${drift.scaledInOperator.length})`
+        : '-',
+    ],
+    ['helm processes during the drift phase', drift ? String(drift.helm) : '-'],
+    ['helm processes, whole run, by subcommand', `${helmTotal.length} (${tally(helmTotal)})`],
+    ['operator error log lines, whole run', `${errors.length}${errors[0] ? ` (first: ${errors[0]})` : ''}`],
+  );
+
+  return rows;
+}
+
+/** The whole report. */
+export function report(o: {
+  rows: readonly [string, string][];
+  table: string;
+  workers: number;
+  helmVersion: string;
+  helmChoice: string;
+  kubeVersion: string | undefined;
+  loadAtStart: number;
+}): string {
+  const { rows, table, workers, helmVersion, helmChoice, kubeVersion, loadAtStart } = o;
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const out = [
+    '',
+    '## helm-operator-ts benchmark',
+    '',
+    `node ${process.version} · helm ${helmVersion} (${helmChoice}) · kubernetes ${kubeVersion} (local control plane)`,
+    `${availableParallelism()} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM · load average at start ${loadAtStart.toFixed(2)}`,
+    `operator: --max-concurrent-reconciles=${workers} (${MAX_CONCURRENT ? 'BENCH_MAX_CONCURRENT' : 'default: number of CPUs'}) · --reconcile-period=${PERIOD} · NODE_OPTIONS=${imageNodeOptions(ROOT) || '(none)'} (the image's)`,
+    '',
+    '| measurement | value |',
+    '|---|---|',
+    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+    '',
+    '### side by side: the operator and the physical floors (same plane, chart, namespace, releases, concurrency)',
+    '',
+    `helm floor: \`helm install|upgrade${FLOOR_VALIDATION ? '' : ' --disable-openapi-validation'}\` (BENCH_FLOOR_OPENAPI_VALIDATION=${FLOOR_VALIDATION}) · kubectl floor: \`kubectl apply --server-side\` of \`helm template\` output, rendered before the clock starts`,
+    '',
+    table,
+    '',
+    `bench wall time: ${((performance.now() - T0) / 1000).toFixed(0)} s (teardown not included)`,
+    '',
+  ];
+  return out.join('\n');
+}
