@@ -215,16 +215,19 @@ describe('when helm exits non-zero', { timeout: 20_000 }, () => {
 
     expect(err).toBeInstanceOf(HelmCommandError);
     if (!(err instanceof HelmCommandError)) return;
-    expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', command: 'upgrade', exitCode: 3, canceled: false });
-    expect(err.timedOut).toBe(false);
+    expect(err).toMatchObject({
+      code: 'HELM_COMMAND_FAILED',
+      failure: { command: 'upgrade', exitCode: 3, canceled: false },
+    });
+    expect(err.failure.timedOut).toBe(false);
     expect(err.message).toMatch(/^helm upgrade of release apps\/web failed with exit code 3: Error: UPGRADE FAILED/);
-    expect(err.stderr.length).toBeLessThanOrEqual(4096);
-    expect(err.stderr).toContain('Error: UPGRADE FAILED');
-    expect(err.stderr).toContain('from <values>');
-    expect(err.args).toContain('<values>');
+    expect(err.failure.stderr.length).toBeLessThanOrEqual(4096);
+    expect(err.failure.stderr).toContain('Error: UPGRADE FAILED');
+    expect(err.failure.stderr).toContain('from <values>');
+    expect(err.failure.args).toContain('<values>');
 
     const file = t.recorded().values?.file ?? '';
-    const everything = inspect(err, { depth: 10 }) + JSON.stringify(err) + err.message + err.stderr;
+    const everything = inspect(err, { depth: 10 }) + JSON.stringify(err) + err.message + err.failure.stderr;
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(file);
     expect(err.cause).toBeInstanceOf(Error);
@@ -268,7 +271,7 @@ describe('when the caller aborts', { timeout: 20_000 }, () => {
     const err = await pending;
 
     expect(err).toBeInstanceOf(HelmCommandError);
-    expect(err).toMatchObject({ canceled: true, timedOut: false, forceKilled: false, command: 'install' });
+    expect(err).toMatchObject({ failure: { canceled: true, timedOut: false, forceKilled: false, command: 'install' } });
     expect(String(err)).toContain('helm install of release apps/web was canceled');
     expect(t.signals()).toEqual(['SIGTERM']);
     expect(existsSync(t.recorded().values?.file ?? '')).toBe(false);
@@ -284,14 +287,14 @@ describe('when the caller aborts', { timeout: 20_000 }, () => {
     controller.abort();
     const err = await pending;
 
-    expect(err).toMatchObject({ canceled: true, forceKilled: true, signal: 'SIGKILL' });
+    expect(err).toMatchObject({ failure: { canceled: true, forceKilled: true, signal: 'SIGKILL' } });
     expect(t.signals()).toEqual(['SIGTERM']);
   });
 
   it('does not start helm at all when the signal is already aborted', async () => {
     const t = await setup('ok');
     const err = await rejection(t.client.install({ ...release, values: VALUES, signal: AbortSignal.abort() }));
-    expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', canceled: true });
+    expect(err).toMatchObject({ code: 'HELM_COMMAND_FAILED', failure: { canceled: true } });
     expect(t.spawned).toEqual([]);
     expect(await t.leftoverValueFiles()).toEqual([]);
   });
@@ -301,7 +304,7 @@ describe('when helm runs past the timeout', { timeout: 20_000 }, () => {
   it('terminates it and reports timedOut', async () => {
     const t = await setup('hang', { timeoutMs: 500, killGraceMs: 15_000 });
     const err = await rejection(t.client.upgrade({ ...release, values: VALUES, signal: signal() }));
-    expect(err).toMatchObject({ timedOut: true, canceled: false });
+    expect(err).toMatchObject({ failure: { timedOut: true, canceled: false } });
     expect(String(err)).toContain('timed out');
     expect(await t.leftoverValueFiles()).toEqual([]);
   });
@@ -314,7 +317,7 @@ describe("with a call's own helm timeout", { timeout: 20_000 }, () => {
     const err = await rejection(
       t.client.uninstall({ release: 'web', namespace: 'apps', timeoutMs: 200, signal: signal() }),
     );
-    expect(err).toMatchObject({ timedOut: true, canceled: false, command: 'uninstall' });
+    expect(err).toMatchObject({ failure: { timedOut: true, canceled: false, command: 'uninstall' } });
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(t.recorded().args).toEqual(['uninstall', 'web', '--namespace', 'apps', '--timeout', '200ms']);
     expect(t.signals()).toEqual(['SIGTERM']);

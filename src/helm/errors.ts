@@ -42,31 +42,14 @@ export interface HelmCommandFailure {
 }
 
 /** A helm process failed, was canceled or timed out. `cause` is the (scrubbed) ProcessFailure or the abort reason. */
-export class HelmCommandError extends OperatorError implements HelmCommandFailure {
+export class HelmCommandError extends OperatorError {
   readonly code = 'HELM_COMMAND_FAILED';
-  readonly command: string;
-  readonly release: string | undefined;
-  readonly namespace: string | undefined;
-  readonly args: readonly string[];
-  readonly exitCode: number | undefined;
-  readonly signal: string | undefined;
-  readonly stderr: string;
-  readonly canceled: boolean;
-  readonly timedOut: boolean;
-  readonly forceKilled: boolean;
+  /** What ran and how it ended (command, release, args, exit code or signal, stderr, canceled or timed out). */
+  readonly failure: HelmCommandFailure;
 
   constructor(failure: HelmCommandFailure, options?: ErrorOptions) {
     super(helmCommandMessage(failure), options);
-    this.command = failure.command;
-    this.release = failure.release;
-    this.namespace = failure.namespace;
-    this.args = failure.args;
-    this.exitCode = failure.exitCode;
-    this.signal = failure.signal;
-    this.stderr = failure.stderr;
-    this.canceled = failure.canceled;
-    this.timedOut = failure.timedOut;
-    this.forceKilled = failure.forceKilled;
+    this.failure = failure;
   }
 }
 

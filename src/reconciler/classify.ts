@@ -25,11 +25,11 @@ const SSA_REFUSAL =
  * 4 refuses it on purpose (helm 3 drops it with a warning), and that refusal stands.
  */
 export function refusedByServerSideApply(err: unknown): boolean {
-  return err instanceof HelmCommandError && SSA_REFUSAL.test(err.stderr);
+  return err instanceof HelmCommandError && SSA_REFUSAL.test(err.failure.stderr);
 }
 
 export function isRenderError(err: unknown): boolean {
-  return err instanceof HelmCommandError && RENDER_ERRORS.some((re) => re.test(err.stderr));
+  return err instanceof HelmCommandError && RENDER_ERRORS.some((re) => re.test(err.failure.stderr));
 }
 
 /** The short, user-facing text of a failure (helm's last `Error:` line when there is one). */

@@ -151,7 +151,7 @@ export class ReleaseDeletion {
       );
       return true;
     } catch (err) {
-      if (err instanceof HelmCommandError && RELEASE_NOT_FOUND.test(err.stderr)) return false;
+      if (err instanceof HelmCommandError && RELEASE_NOT_FOUND.test(err.failure.stderr)) return false;
       throw err;
     }
   }

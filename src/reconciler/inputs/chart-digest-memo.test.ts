@@ -2,20 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../core/clock.js';
+import { FakeClock } from '../../../test/fakes/clock.js';
 import { ChartDigestMemo } from './chart-digest-memo.js';
 
-function fakeClock(start = 1000): Clock & { advance(ms: number): void } {
-  let now = start;
-  return {
-    now: () => now,
-    sleep: async () => {},
-    setTimer: () => () => {},
-    advance(ms) {
-      now += ms;
-    },
-  };
-}
 const signal = new AbortController().signal;
 
 describe('ChartDigestMemo', () => {
@@ -26,7 +15,7 @@ describe('ChartDigestMemo', () => {
 
   it('reads the chart once for a burst of reconciles, and again once the window has passed', async () => {
     let reads = 0;
-    const clock = fakeClock();
+    const clock = new FakeClock({ nowMs: 1000 });
     const memo = new ChartDigestMemo({
       chartDir: '/chart',
       clock,
@@ -46,7 +35,7 @@ describe('ChartDigestMemo', () => {
     const dir = mkdtempSync(join(tmpdir(), 'digest-memo-'));
     dirs.push(dir);
     writeFileSync(join(dir, 'Chart.yaml'), 'name: a\n');
-    const clock = fakeClock();
+    const clock = new FakeClock({ nowMs: 1000 });
     const memo = new ChartDigestMemo({ chartDir: dir, clock, ttlMs: 5000 });
     const before = await memo.get({ signal });
     writeFileSync(join(dir, 'Chart.yaml'), 'name: b\n');
@@ -59,7 +48,7 @@ describe('ChartDigestMemo', () => {
     let calls = 0;
     const memo = new ChartDigestMemo({
       chartDir: '/chart',
-      clock: fakeClock(),
+      clock: new FakeClock({ nowMs: 1000 }),
       compute: async () => {
         calls++;
         if (calls === 1) throw new Error('EACCES');
@@ -71,7 +60,11 @@ describe('ChartDigestMemo', () => {
   });
 
   it('rejects with the reason at once when its caller is aborted', async () => {
-    const memo = new ChartDigestMemo({ chartDir: '/chart', clock: fakeClock(), compute: () => new Promise(() => {}) });
+    const memo = new ChartDigestMemo({
+      chartDir: '/chart',
+      clock: new FakeClock({ nowMs: 1000 }),
+      compute: () => new Promise(() => {}),
+    });
     const ac = new AbortController();
     const pending = memo.get({ signal: ac.signal });
     ac.abort(new Error('stopping'));

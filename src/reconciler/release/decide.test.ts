@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredRelease } from '../../records/types.js';
 import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
-import { decideReleaseAction, failureReason, successReason } from './decide.js';
+import { actionForState, decideReleaseAction, failureReason, releaseState, successReason } from './decide.js';
 
 type Release = StoredRelease['release'];
 const rev = (version: number, status: Release['info']['status']): Release => ({
@@ -68,5 +68,33 @@ describe('condition reasons', () => {
     expect(failureReason('upgrade')).toBe('UpgradeError');
     expect(failureReason('install')).toBe('InstallError');
     expect(failureReason('none')).toBe('InstallError');
+  });
+});
+
+describe('releaseState and actionForState', () => {
+  it('names the release as Flux does, and maps each name to one action', () => {
+    const failed = rev(1, 'failed');
+    const deployed = rev(1, 'deployed');
+    const upgradeFailed = rev(2, 'failed');
+    expect(releaseState({ state: { pending: false }, history: [], fingerprint: 'a' })).toBe('Absent');
+    expect(
+      releaseState({ state: { latest: failed, pending: false }, history: [stored(failed, 'a')], fingerprint: 'a' }),
+    ).toBe('Failed');
+    const synced = { state: { latest: deployed, deployed, pending: false }, history: [stored(deployed, 'a')] };
+    expect(releaseState({ ...synced, fingerprint: 'a' })).toBe('InSync');
+    expect(releaseState({ ...synced, fingerprint: 'b' })).toBe('OutOfSync');
+    const onTop = { latest: upgradeFailed, deployed, pending: false };
+    expect(releaseState({ state: onTop, history: [stored(deployed, 'a')], fingerprint: 'a' })).toBe('OutOfSync');
+    expect(
+      (['Absent', 'Failed', 'OutOfSync', 'InSync'] as const).map((s) => [
+        actionForState(s, false),
+        actionForState(s, true),
+      ]),
+    ).toEqual([
+      ['install', 'install'],
+      ['install', 'install'],
+      ['upgrade', 'upgrade'],
+      ['none', 'upgrade'],
+    ]);
   });
 });

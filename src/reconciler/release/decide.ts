@@ -1,6 +1,7 @@
-// Decides what one reconcile does with helm, operator-sdk style but without a dry-run: install when there is no
-// deployed revision, upgrade when the inputs' fingerprint or the latest revision differ from the deployed one or an
-// upgrade is forced, else nothing; and names the condition of each outcome. Pure; called by release/step.ts and settle.ts.
+// Decides what one reconcile does with helm, operator-sdk style but without a dry-run: the release's named state
+// (Flux's names), then one switch from state to action: install when there is no deployed revision, upgrade when the
+// inputs' fingerprint or the latest revision differ from the deployed one or an upgrade is forced, else nothing;
+// and names the condition of each outcome. Pure; called by release/step.ts and settle.ts.
 import type { HistorySummary } from '../../helm/history.js';
 import type { StoredRelease } from '../../records/types.js';
 import { conditions } from '../../status/condition-catalogue.js';
@@ -20,11 +21,38 @@ export interface ReleaseFacts {
   readonly force?: boolean;
 }
 
-export function decideReleaseAction({ state, history, fingerprint, force = false }: ReleaseFacts): ReleaseAction {
-  if (!state.deployed) return 'install';
+/**
+ * The release as a reconcile finds it, named as Flux's helm-controller names its states (a release stuck in
+ * pending-* is Locked and recovered before this; one of another chart is Unmanaged and left alone, state.ts):
+ * - `Absent`: no record at all;
+ * - `Failed`: records, none of them deployed (a failed first install);
+ * - `OutOfSync`: deployed, but from other inputs (fingerprint), or a failed upgrade recorded on top of it;
+ * - `InSync`: deployed from these very inputs.
+ */
+export type ReleaseState = 'Absent' | 'Failed' | 'OutOfSync' | 'InSync';
+
+export function releaseState({ state, history, fingerprint }: ReleaseFacts): ReleaseState {
+  if (!state.deployed) return state.latest ? 'Failed' : 'Absent';
   const deployed = history.find((h) => h.release === state.deployed);
-  if (deployed?.labels[FINGERPRINT_LABEL] !== fingerprint || state.latest !== state.deployed) return 'upgrade';
-  return force ? 'upgrade' : 'none';
+  if (deployed?.labels[FINGERPRINT_LABEL] !== fingerprint || state.latest !== state.deployed) return 'OutOfSync';
+  return 'InSync';
+}
+
+/** The one switch from a release state to the action: a forced upgrade (force-upgrade-at) upgrades InSync too. */
+export function actionForState(s: ReleaseState, force: boolean): ReleaseAction {
+  switch (s) {
+    case 'Absent':
+    case 'Failed':
+      return 'install';
+    case 'OutOfSync':
+      return 'upgrade';
+    case 'InSync':
+      return force ? 'upgrade' : 'none';
+  }
+}
+
+export function decideReleaseAction(facts: ReleaseFacts): ReleaseAction {
+  return actionForState(releaseState(facts), facts.force ?? false);
 }
 
 /** The Deployed reason: that of the action taken, or with none, whether the deployed revision is the first. */

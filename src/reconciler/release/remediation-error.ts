@@ -1,6 +1,6 @@
 // The error of a failed install or upgrade whose remediation (uninstalling the failed install, rolling back the
 // failed upgrade) failed too: an AggregateError of both that keeps the failure as `cause` and carries its code, so
-// neither is lost and the code reported stays the failure's. Thrown by actions.ts; read by release/step.ts.
+// neither is lost and the code reported stays the failure's. Thrown by install.ts and upgrade.ts; read by step.ts.
 import { type ErrorCode, isErrorCode } from '../../core/codes.js';
 import { failureMessage } from '../classify.js';
 

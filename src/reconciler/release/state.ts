@@ -11,13 +11,13 @@ import { markIrreconcilable } from '../status/draft.js';
 
 export type StateDeps = Pick<HelmReconcilerOptions, 'releases' | 'chartName'>;
 
-export interface ReleaseState {
+export interface ReleaseRecords {
   readonly history: readonly StoredRelease[];
   readonly state: HistorySummary;
 }
 
 /** The release's records and their summary; undefined when the release belongs to another chart. */
-export async function releaseState(run: ReconcileRun, d: StateDeps): Promise<ReleaseState | undefined> {
+export async function readRelease(run: ReconcileRun, d: StateDeps): Promise<ReleaseRecords | undefined> {
   const { namespace, name: release, signal } = run;
   const history = await d.releases.history(namespace, release, { signal }).catch((err: unknown) => {
     markIrreconcilable(run, `cannot read release ${release}: ${failureMessage(err)}`);

@@ -16,12 +16,15 @@ import { throughRollout } from '../rollout/step.js';
 import type { ReconcileRun } from '../run.js';
 import { markFailed } from '../status/draft.js';
 import type { HelmAppStatus, ReleaseAction } from '../types.js';
-import { type ActionContext, install, recoverPending, upgrade } from './actions.js';
+import type { ActionContext } from './action.js';
 import { decideReleaseAction, failedStepCondition } from './decide.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
+import { install } from './install.js';
 import { reconcileHelm } from './reconcile-helm.js';
+import { recoverPending } from './recover.js';
 import { actionFailure } from './remediation-error.js';
-import { type ReleaseState, releaseState, type StateDeps } from './state.js';
+import { type ReleaseRecords, readRelease, type StateDeps } from './state.js';
+import { upgrade } from './upgrade.js';
 
 export interface StepDeps
   extends StateDeps,
@@ -52,7 +55,7 @@ export interface HelmStep {
 
 /** The helm step; undefined when the release belongs to another chart (left alone, the CR Irreconcilable). */
 export async function releaseStep(run: ReconcileRun, d: StepDeps, inputs: Inputs): Promise<HelmStep | undefined> {
-  const found = await releaseState(run, d);
+  const found = await readRelease(run, d);
   if (!found) return undefined;
   const ctx = actionContext(run, d, inputs);
   assertNotInFlight(d.inFlight, run.key);
@@ -82,7 +85,7 @@ async function helmStep(
   ctx: ActionContext,
   run: ReconcileRun,
   d: StepDeps,
-  facts: ReleaseState & { inputs: Inputs; force: boolean },
+  facts: ReleaseRecords & { inputs: Inputs; force: boolean },
 ): Promise<Outcome> {
   let { state } = facts;
   let action: ReleaseAction = 'none';

@@ -4,7 +4,9 @@ import { FakeHelm } from '../../../test/fakes/helm.js';
 import { silentLogger } from '../../core/logger.js';
 import type { AppliedRelease } from '../../helm/types.js';
 import { releaseOptions } from '../inputs/annotations.js';
-import { type ActionContext, install, upgrade } from './actions.js';
+import type { ActionContext } from './action.js';
+import { install } from './install.js';
+import { upgrade } from './upgrade.js';
 
 const applied = (version: number, unknownFields?: AppliedRelease['unknownFields']): AppliedRelease => ({
   name: 'web',

@@ -182,7 +182,7 @@ describe.skipIf(helmBin === undefined)(
         stageChart({ type: 'remote', chart: 'nope', repo: base }, join(dir, 'tmp3'), helm, signal()),
       ).rejects.toMatchObject({
         code: 'HELM_COMMAND_FAILED',
-        command: 'pull',
+        failure: { command: 'pull' },
       });
     });
 

@@ -73,7 +73,7 @@ const SOURCE: Readonly<Record<RenderVersion['source'], string>> = {
  * not meet says so and how to choose another version; any other failure quotes helm and points at the values.
  */
 export function chartRenderError(chart: string, err: HelmCommandError, kube: RenderVersion): ScaffoldError {
-  const mismatch = kubeVersionMismatch(err.stderr);
+  const mismatch = kubeVersionMismatch(err.failure.stderr);
   if (mismatch !== undefined) {
     return new ScaffoldError(
       `cannot render ${chart}: the chart needs Kubernetes ${mismatch.required} (kubeVersion in its Chart.yaml), and ` +
@@ -83,7 +83,7 @@ export function chartRenderError(chart: string, err: HelmCommandError, kube: Ren
       { cause: err },
     );
   }
-  const said = err.stderr
+  const said = err.failure.stderr
     .split('\n')
     .filter((l) => l.trim() !== '')
     .slice(-5)

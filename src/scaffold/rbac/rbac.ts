@@ -70,7 +70,7 @@ export async function rulesForKind(input: KindRbacInput, deps: RbacDeps, signal:
       signal,
     });
   } catch (err) {
-    if (!(err instanceof HelmCommandError) || err.canceled) throw err;
+    if (!(err instanceof HelmCommandError) || err.failure.canceled) throw err;
     throw chartRenderError(input.chartLabel, err, kube);
   }
   const chart = await chartRules({ chart: input.chartLabel, manifest, discover: deps.discover }, signal);

@@ -4,8 +4,10 @@ import { silentLogger } from '../../core/logger.js';
 import type { HelmClient } from '../../helm/types.js';
 import type { StoredRelease } from '../../records/types.js';
 import { releaseOptions } from '../inputs/annotations.js';
-import { type ActionContext, install, upgrade } from './actions.js';
+import type { ActionContext } from './action.js';
+import { install } from './install.js';
 import { actionFailure, RemediationFailedError } from './remediation-error.js';
+import { upgrade } from './upgrade.js';
 
 type Release = StoredRelease['release'];
 

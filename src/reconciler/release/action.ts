@@ -1,0 +1,90 @@
+// What the helm actions of one reconcile share: their context (the release, chart, values, record labels, the
+// per-reconcile helm client, the records reader, the log and events), the parameters install and upgrade both hand
+// helm, and the events they note (UnknownField, ServerSideApplyRefused). Used by install.ts, upgrade.ts, recover.ts
+// and step.ts; never runs helm itself.
+import type { Logger } from '../../core/logger.js';
+import { type HistorySummary, summarize } from '../../helm/history.js';
+import { splitManifest } from '../../helm/manifest.js';
+import type { AppliedRelease, HelmClient } from '../../helm/types.js';
+import type { ReleaseReader } from '../../records/types.js';
+import { failureMessage } from '../classify.js';
+import type { ReleaseOptions } from '../inputs/annotations.js';
+
+export interface ActionContext {
+  readonly release: string;
+  readonly namespace: string;
+  readonly chart: string;
+  /** Names never redacted from helm's words (the chart's; the release and namespace are always kept). */
+  readonly names: readonly string[];
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly labels: Readonly<Record<string, string>>;
+  /** The post-renderer's per-call arguments (which CR owns the objects). @default none */
+  readonly postRenderArgs?: readonly string[];
+  readonly options: ReleaseOptions;
+  readonly helm: HelmClient;
+  readonly releases: ReleaseReader;
+  readonly log: Logger;
+  /** Records what the operator did (Normal) or had to undo (Warning), for events. */
+  readonly note: (type: 'Normal' | 'Warning', reason: string, message: string) => void;
+  readonly signal: AbortSignal;
+}
+
+/** helm 4's record of a release it applied client-side (`apply_method`), as helm 3 applies every release. */
+export const CLIENT_SIDE = 'csa';
+
+/** What install and upgrade both hand helm: the release, the chart, its values, the record labels, the post-renderer. */
+export function renderParams(ctx: ActionContext) {
+  return {
+    release: ctx.release,
+    namespace: ctx.namespace,
+    chart: ctx.chart,
+    values: ctx.values,
+    labels: ctx.labels,
+    names: ctx.names,
+    ...(ctx.postRenderArgs ? { postRenderArgs: ctx.postRenderArgs } : {}),
+  };
+}
+
+/** The names of the objects of a release's manifest, which redaction must not hide ([] when it cannot be read). */
+export function objectNames(manifest: string): string[] {
+  try {
+    return [...new Set(splitManifest(manifest).map((o) => o.metadata.name))];
+  } catch {
+    return [];
+  }
+}
+
+export async function summary(ctx: ActionContext): Promise<HistorySummary> {
+  const history = await ctx.releases.history(ctx.namespace, ctx.release, { signal: ctx.signal });
+  return summarize(history.map((h) => h.release));
+}
+
+/**
+ * helm 4's server-side apply refused an object that helm 3 and operator-sdk apply (a keyed list that repeats a key):
+ * the action runs again with client-side apply, which helm 4 then keeps for the release ("auto").
+ */
+export function noteClientSide(ctx: ActionContext, action: 'install' | 'upgrade', err: unknown): void {
+  const message = `helm's server-side apply refused an object of release ${ctx.release} (${failureMessage(err)}); running the ${action} again with client-side apply, as helm 3 does`;
+  ctx.note('Warning', 'ServerSideApplyRefused', message);
+  ctx.log.info({ release: ctx.release, action }, 'Retrying with client-side apply');
+}
+
+/**
+ * One `UnknownField` Warning per object (or one for fields no object of the manifest holds): the API server dropped
+ * those fields, which helm only printed. Paths and object names only, never values.
+ */
+export function noteUnknownFields(ctx: ActionContext, result: AppliedRelease): void {
+  const byObject = new Map<string, string[]>();
+  for (const { field, objects } of result.unknownFields ?? []) {
+    for (const obj of objects.length === 0 ? [''] : objects) byObject.set(obj, [...(byObject.get(obj) ?? []), field]);
+  }
+  for (const [obj, fields] of byObject) {
+    const what = obj === '' ? `an object of release ${ctx.release}` : `${obj} of release ${ctx.release}`;
+    const list = fields.map((f) => `"${f}"`).join(', ');
+    const noun = fields.length === 1 ? 'field' : 'fields';
+    ctx.note('Warning', 'UnknownField', `The API server ignored unknown ${noun} ${list} of ${what}`);
+  }
+}
+
+/** What a failed remediation threw (it is also logged here); undefined when it succeeded or had nothing to do. */
+export type RemediationResult = { readonly error: unknown } | undefined;
