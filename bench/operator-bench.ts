@@ -1,8 +1,8 @@
 // Operator benchmark (not a test): starts a local control plane (hack/testenv.sh), runs the REAL operator
-// (node dist/cmd/main.js run, its log to a file; helm processes counted from its debug log), then the physical floors
-// (bench/phases/floors.ts) on the same plane, and prints two markdown tables to stdout: the operator's figures, and each
-// next to its floors as ratios (bench/side-by-side.ts); progress goes to stderr. `npm run bench` / `make bench` build
-// dist/ first. ~5 minutes on 2 cores at BENCH_CRS=100; BENCH_CRS=1000 is the scale run (much longer). This file
+// (node dist/cmd/main.js run, its log to a file; helm processes counted from its debug log), then the physical
+// floors (bench/phases/floors.ts) on the same plane, and prints two markdown tables to stdout: the operator's
+// figures, and each next to its floors as ratios (bench/side-by-side.ts); progress goes to stderr. `npm run bench` /
+// `make bench` build dist/ first. ~5 minutes on 2 cores at BENCH_CRS=100; BENCH_CRS=1000 is the scale run (much longer). This file
 // is the story; each phase is one file of bench/phases/, the waits and settings are bench/kit.ts, the table report.ts.
 // Phases: (1) BENCH_SEQUENTIAL CRs one after another: create→Deployed latency; they are then deleted;
 // (2) BENCH_CRS CRs created at once: create→Deployed latency and time until all are Deployed;
@@ -41,10 +41,11 @@
 //   TESTENV_NODES=0              fake nodes on the plane (default 0 here: no pods run, as in the published figures)
 // Ctrl-C (or SIGTERM) stops the operator and the control plane; a second Ctrl-C exits at once, and testenv's
 // watchdog (TESTENV_WATCH_PID) then stops the control plane.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { type LocalPlane, startLocalPlane } from '../test/support/plane.ts';
 import { watchCRs } from './cr-watch.ts';
 import {
   CRS,
@@ -63,7 +64,6 @@ import {
   run,
   SEQUENTIAL,
   signal,
-  TESTENV,
   UPGRADE_VALUES,
   until,
 } from './kit.ts';
@@ -83,7 +83,7 @@ import { sideBySide } from './side-by-side.ts';
 async function main(): Promise<void> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
   const work = mkdtempSync(join(tmpdir(), 'operator-bench-'));
-  let dir: string | undefined;
+  let plane: LocalPlane | undefined;
   let op: Operator | undefined;
   const loadAtStart = loadavg()[0] ?? 0;
   try {
@@ -91,10 +91,9 @@ async function main(): Promise<void> {
     // No fake nodes unless asked (TESTENV_NODES): pods would add the plane's own work to every figure, and the
     // published figures and the Go operator's were measured without them.
     const nodes = { TESTENV_NODES: env.TESTENV_NODES ?? '0' };
-    dir = lastLine(await run('bash', [TESTENV, 'up'], { TESTENV_WATCH_PID: String(process.pid), ...nodes }));
+    plane = await startLocalPlane({ root: ROOT, env: { ...env, ...nodes } });
     signal.throwIfAborted();
-    const bin = /^TESTENV_BIN=(.*)$/m.exec(readFileSync(join(dir, 'env'), 'utf8'))?.[1] ?? '';
-    const kubeconfig = join(dir, 'kubeconfig');
+    const { dir, bin, kubeconfig } = plane;
     const helmChoice = env.BENCH_HELM || 'helm-v3';
     const helm = isAbsolute(helmChoice) ? helmChoice : join(bin, helmChoice);
     const kc = new KubeConfig();
@@ -187,7 +186,7 @@ async function main(): Promise<void> {
     throw err;
   } finally {
     if (op) await op.stop();
-    if (dir) await run('bash', [TESTENV, 'down', dir]).catch((e: unknown) => log(`testenv down failed: ${String(e)}`));
+    await plane?.stop().catch((e: unknown) => log(`testenv down failed: ${String(e)}`));
     rmSync(work, { recursive: true, force: true });
     log('torn down');
   }

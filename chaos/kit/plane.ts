@@ -1,9 +1,10 @@
-// A local control plane for one chaos scenario (hack/testenv.sh up/down), and the faults done to it: a component
-// (kube-apiserver, etcd) stopped and started again with the same arguments, read from /proc. Used by chaos/run.ts
-// and the scenarios; never touches a process it did not start (PIDs from the plane's own folder).
+// A local control plane for one chaos scenario (test/support/plane.ts, the one starter), and the faults done to it:
+// a component (kube-apiserver, etcd) stopped and started again with the same arguments, read from /proc. Used by
+// chaos/run.ts and the scenarios; never touches a process it did not start (PIDs from the plane's own folder).
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startLocalPlane } from '../../test/support/plane.ts';
 import { run } from './proc.ts';
 
 export type Component = 'etcd' | 'kube-apiserver';
@@ -59,11 +60,8 @@ export async function until<T>(
 }
 
 export async function startPlane(o: { readonly root: string; readonly nodes: number }): Promise<Plane> {
-  const testenv = join(o.root, 'hack/testenv.sh');
-  const env = { ...process.env, TESTENV_NODES: String(o.nodes), TESTENV_WATCH_PID: String(process.pid) };
-  const dir = (await run('bash', [testenv, 'up'], { env })).trim().split('\n').pop() ?? '';
-  const bin = /^TESTENV_BIN=(.*)$/m.exec(readFileSync(join(dir, 'env'), 'utf8'))?.[1] ?? '';
-  const kubeconfig = join(dir, 'kubeconfig');
+  const local = await startLocalPlane({ root: o.root, env: { ...process.env, TESTENV_NODES: String(o.nodes) } });
+  const { dir, bin, kubeconfig } = local;
   const server = /server:\s*(\S+)/.exec(readFileSync(kubeconfig, 'utf8'))?.[1] ?? '';
   const pid = (c: Component) => Number(readFileSync(join(dir, `${c}.pid`), 'utf8').trim());
 
@@ -101,7 +99,7 @@ export async function startPlane(o: { readonly root: string; readonly nodes: num
       return { readyMs: performance.now() - t0 };
     },
     async stop() {
-      await run('bash', [testenv, 'down', dir], { env }).catch(() => undefined);
+      await local.stop().catch(() => undefined);
     },
   };
 }

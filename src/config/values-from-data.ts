@@ -1,7 +1,7 @@
 // Turns the objects that values-from references point at into chart values, as Flux's helm-controller does: each
 // reference's key is a YAML map merged over the ones before it (deeply, key by key), or with targetPath one string
-// placed at that path; optional references whose object or key is missing are skipped. Also collects the strings
-// that came from Secrets, for redaction. Pure; called by reconciler/inputs/values-from.ts. Never puts data in a message.
+// placed at that path; optional references whose object or key is missing are skipped. Also collects the strings that
+// came from Secrets, for redaction. Pure; called by reconciler/inputs/values-from.ts. Never puts data in a message.
 import { isRecord } from '../core/guards.js';
 import { deepMerge } from './overrides.js';
 import { StrvalsError } from './strvals.js';

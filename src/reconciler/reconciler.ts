@@ -1,6 +1,6 @@
 // Reconciles one custom resource against its Helm release, operator-sdk style, as a story of phases over one
-// per-reconcile context (run.ts): read → deletion → finalizer → pause → inputs → helm step → settle. Each phase is
-// one function in its room (inputs/, release/, status/, rollout/, deletion/); a feature plugs into a phase, not here.
+// per-reconcile context (run.ts): read → deletion → finalizer → pause → inputs → helm step → settle. Each phase is one
+// function in its room (inputs/, release/, status/, rollout/, deletion/); a feature plugs into a phase, not here.
 // Called by the controller's workers with a "namespace/name" key. Never puts values in logs, events or errors.
 
 import type { Outcome } from '../controller/contract.js';

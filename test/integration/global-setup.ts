@@ -2,7 +2,7 @@
 // hands its kubeconfig, helm binaries and number of Ready nodes to the tests via `inject('cluster')`. Its teardown
 // always runs, also when tests fail; a watchdog in hack/testenv/up.sh stops the local control plane if this runner
 // is killed. The local plane has TESTENV_NODES (default 3) fake kwok Nodes; TESTENV_NODES=0 starts it without.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import {
   parseClusterMode,
   readyNodeCount,
 } from '../support/cluster-config.js';
+import { startLocalPlane } from '../support/plane.js';
 import { run } from '../support/run.js';
 
 declare module 'vitest' {
@@ -57,27 +58,23 @@ async function startLocal(): Promise<Started> {
   if (wantNodes > 0) for (const b of ['kube-scheduler', 'kwok']) requireBinary(join(bin, b), nodeHint);
   const helms: Record<string, string> = { 'helm-v3': requireBinary(join(bin, 'helm-v3'), hint) };
   if (existsSync(join(bin, 'helm-v4'))) helms['helm-v4'] = join(bin, 'helm-v4');
-  const dir = (
-    await run('bash', [TESTENV, 'up'], {
-      inheritStderr: true,
-      env: { ...process.env, TESTENV_BIN: bin, TESTENV_WATCH_PID: String(process.pid) },
-    })
-  ).trim();
-  const env = Object.fromEntries(
-    readFileSync(join(dir, 'env'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('='))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  );
-  const kubeconfig = env.KUBECONFIG;
-  if (!kubeconfig) throw new ClusterConfigError(`${dir}/env has no KUBECONFIG`);
+  const plane = await startLocalPlane({
+    root: ROOT,
+    env: { ...process.env, TESTENV_BIN: bin },
+    inheritStderr: true,
+  });
+  if (!plane.env.KUBECONFIG) throw new ClusterConfigError(`${plane.dir}/env has no KUBECONFIG`);
   // up.sh waited until that many Nodes were Ready before it wrote the env file.
-  const nodes = Number(env.TESTENV_NODES ?? '0');
   return {
-    info: { mode: 'local', kubeconfig, helms, kubectl: join(bin, 'kubectl'), testenvBin: bin, nodes },
-    stop: async () => {
-      await run('bash', [TESTENV, 'down', dir], { inheritStderr: true });
+    info: {
+      mode: 'local',
+      kubeconfig: plane.kubeconfig,
+      helms,
+      kubectl: join(bin, 'kubectl'),
+      testenvBin: bin,
+      nodes: plane.nodes,
     },
+    stop: () => plane.stop(),
   };
 }
 

@@ -1,8 +1,8 @@
-// The one launcher of the real operator (`node dist/cmd/main.js run`) for the integration tests, chaos/ and bench/:
-// its own process group (a kill takes the operator and its helm children at once, as a container kill does), its
-// output written to a file as a container runtime writes a log, and that JSON log followed as typed records. Used
-// by test/support/operator.ts, the image-stages test, chaos/kit/operator.ts and bench/operator-process.ts; never signals
-// a group it did not start.
+// The one launcher of the real operator (`node dist/cmd/main.js run`) for the integration tests, chaos/ and bench/: its
+// own process group (a kill takes the operator and its helm children at once, as a container kill does), its output
+// written to a file as a container runtime writes a log, and that JSON log followed as typed records. Used by
+// test/support/operator.ts, the image-stages test, chaos/kit/operator.ts and bench/operator-process.ts; never signals a
+// group it did not start.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // Guards the catalogues against the README, as error-codes.test.ts guards the error codes: every CR annotation of
-// src/reconciler/inputs/annotation-catalogue.ts is a row of the README's annotation table with the same default, and its
-// documenting section exists and names it; every condition type and reason of src/status/condition-catalogue.ts is
+// src/reconciler/inputs/annotation-catalogue.ts is a row of the README's annotation table with the same default, and
+// its documenting section exists and names it; every condition type and reason of src/status/condition-catalogue.ts is
 // in the README's conditions table, and the table names no other.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,6 +1,6 @@
 // The contract of one bad-input case (a table row: name, bar, run), the runner that drives a table of them at once,
 // and the two shapes most cases share: "this CR gets this condition" and "this annotation is reported and ignored".
-// Used by chaos/scenarios/bad-input/index.ts and the chaos/scenarios/bad-input/*-cases.ts tables; never starts an operator itself.
+// Used by index.ts and the *-cases.ts tables; never starts an operator itself.
 
 import type { Kube } from '../../kit/kube.ts';
 import type { OperatorHandle } from '../../kit/operator.ts';

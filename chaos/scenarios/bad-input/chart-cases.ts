@@ -1,6 +1,6 @@
 // Bad-input cases about charts: the broken fixture charts of chaos/fixtures/bad-chart-*, each watched as its own
 // kind, and a release name already taken by another chart (installed by helm directly). A table for
-// chaos/scenarios/bad-input/index.ts; never changes a release it did not install, nor the canary.
+// index.ts; never changes a release it did not install, nor the canary.
 import { join } from 'node:path';
 import { releaseRecords } from '../../kit/kube.ts';
 import { run } from '../../kit/proc.ts';

@@ -1,6 +1,6 @@
 // Bad-input cases about the environment of the long-running operator: a helm that hangs (the fake helm of
 // chaos/fixtures/bad-helm, for releases named hang-*), its CRD deleted and recreated, a namespace stuck deleting.
-// A table for chaos/scenarios/bad-input/index.ts; cleans up the stuck namespace's hold, touches nothing else.
+// A table for index.ts; cleans up the stuck namespace's hold, touches nothing else.
 
 import { deployedAtGeneration } from '../../kit/kube.ts';
 import { groupMembers } from '../../kit/proc.ts';

@@ -1,6 +1,6 @@
 // Kubernetes helpers of the bad-input chaos scenario: loose CRDs of the group chaos.example.com, CRs of any kind,
 // their conditions and events, the operator's /readyz, and a kubeconfig of a ServiceAccount. Used by
-// chaos/scenarios/bad-input/index.ts and the chaos/scenarios/bad-input/*.ts case tables; touches only what the scenario created.
+// index.ts and the *.ts case tables; touches only what the scenario created.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';

@@ -1,6 +1,6 @@
 // Bad-input case "RBAC for Secrets removed while the operator runs": an operator of its own, as a ServiceAccount
 // bound to a Role in its own namespace (WATCH_NAMESPACE), loses the Secrets rule; a new CR and a spec change must
-// end with a condition that names the forbidden verb on secrets. Used by chaos/scenarios/bad-input/index.ts; stops the
+// end with a condition that names the forbidden verb on secrets. Used by index.ts; stops the
 // operator it started, always.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // The end-state checks of the "kills" chaos scenario (also used by "leader"): live CRs Deployed at their generation
 // with their spec applied, no pending-* release, nothing left of a deleted CR, and no helm process of this plane left.
-// Used by chaos/scenarios/kills/index.ts and chaos/scenarios/leader/index.ts; only reads the cluster and /proc, never changes them.
+// Used by index.ts and chaos/scenarios/leader/index.ts; only reads the cluster and /proc, never changes them.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { type Cr, crs, deployedAtGeneration, type Kube } from '../../kit/kube.ts';
 import { expected } from './model.ts';

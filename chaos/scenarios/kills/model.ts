@@ -1,5 +1,5 @@
 // Pure parts of the "kills" chaos scenario: a seeded random source, the CR specs it writes, the churn operation it
-// picks next and the values each CR's objects must end with. Used by chaos/scenarios/kills/index.ts; does no I/O and keeps
+// picks next and the values each CR's objects must end with. Used by index.ts; does no I/O and keeps
 // no state beyond what its callers hand it.
 
 /** A seeded source of numbers in [0, 1) (mulberry32), so that a run can be repeated with its printed seed. */

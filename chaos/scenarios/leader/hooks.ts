@@ -1,6 +1,6 @@
 // Helpers of the "leader" chaos scenario: the Lease's holder, and a loop that marks the slow-hook chart's hook Jobs
 // complete (their pods fit no node, so helm waits for them until a test completes them, as the integration tests do).
-// Used by chaos/scenarios/leader/index.ts; writes only the status of Jobs labelled test.helm-operator/hook=true.
+// Used by index.ts; writes only the status of Jobs labelled test.helm-operator/hook=true.
 import { BatchV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Kube } from '../../kit/kube.ts';
 

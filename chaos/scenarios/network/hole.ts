@@ -1,6 +1,6 @@
 // The black-hole part of the network chaos scenario: one operator through a fault proxy whose path goes silent for
 // 30 s, leaving every connection open during it dead for good; only the informers' watchdog and the client timeouts
-// can bring the operator back. Called by chaos/scenarios/network/index.ts; stops its operator and proxy in every case.
+// can bring the operator back. Called by index.ts; stops its operator and proxy in every case.
 import type { Kube } from '../../kit/kube.ts';
 import { sleep } from '../../kit/plane.ts';
 import { type Row, row, type ScenarioContext, seconds } from '../../kit/scenario.ts';

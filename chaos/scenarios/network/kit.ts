@@ -1,6 +1,6 @@
 // Shared pieces of the network chaos scenario: a kubeconfig that points at a proxy, the watches file, changes to
 // CRs (made through the direct API) and the check that a change is applied (CR Deployed at its generation, its
-// spec on the Deployment). Used by chaos/scenarios/network/index.ts and chaos/scenarios/network/leader.ts; holds no processes.
+// spec on the Deployment). Used by index.ts and leader.ts; holds no processes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crs, deployedAtGeneration, type Kube } from '../../kit/kube.ts';

@@ -1,6 +1,6 @@
 // The leader part of the network chaos scenario: two replicas with --leader-elect and short Lease timings, the
 // leader through a fault proxy, the standby direct; the leader's proxy is black-holed for longer than the lease.
-// Called by chaos/scenarios/network/index.ts; stops both replicas and its proxy in every case.
+// Called by index.ts; stops both replicas and its proxy in every case.
 import type { Kube } from '../../kit/kube.ts';
 import type { OperatorHandle } from '../../kit/operator.ts';
 import { sleep, until } from '../../kit/plane.ts';

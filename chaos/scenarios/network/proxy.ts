@@ -1,6 +1,6 @@
 // A fault-injecting TCP proxy for the network chaos scenario: listens on 127.0.0.1:0 and forwards bytes to a target,
-// with faults switched at run time (drop, latency, black hole, refuse). Used by chaos/scenarios/network/index.ts and
-// chaos/scenarios/network/leader.ts; it never looks inside the bytes (TLS goes end to end) and never outlives close().
+// with faults switched at run time (drop, latency, black hole, refuse). Used by index.ts and
+// leader.ts; it never looks inside the bytes (TLS goes end to end) and never outlives close().
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export interface ProxyStats {

@@ -1,6 +1,7 @@
-// On-demand requests made with annotations, Flux's requestedAt/forceAt: `reconcile-requested-at` (reconcile now)
-// and `force-upgrade-at` (one helm upgrade even when nothing changed). A value not yet recorded in the status
-// (lastHandledReconcileAt, lastHandledForceAt) is pending. Pure; called by inputs/read.ts and release/step.ts. Never calls helm.
+// On-demand requests made with annotations, Flux's requestedAt/forceAt: `reconcile-requested-at` (reconcile now) and
+// `force-upgrade-at` (one helm upgrade even when nothing changed). A value not yet recorded in the status
+// (lastHandledReconcileAt, lastHandledForceAt) is pending. Pure; called by inputs/read.ts and release/step.ts. Never
+// calls helm.
 
 import type { PendingRequests } from '../run.js';
 import { readStatus } from '../status/status.js';

@@ -1,6 +1,6 @@
 // The reconciler's side of the chart rollout (chart-rollout.ts): whether an upgrade is chart-driven (the deployed
-// release's stored values equal the new ones), running it through the gate, and the ChartRollout condition, events
-// and requeue of a held CR. Called by release/step.ts and settle.ts; pure but for the gate and the updater it is handed.
+// release's stored values equal the new ones), running it through the gate, and the ChartRollout condition, events and
+// requeue of a held CR. Called by release/step.ts and settle.ts; pure but for the gate and the updater it is handed.
 
 import type { Outcome } from '../../controller/contract.js';
 import { canonicalJson } from '../../core/canonical-json.js';
