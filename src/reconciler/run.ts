@@ -33,17 +33,21 @@ export interface RunStart {
   readonly signal: AbortSignal;
 }
 
-/** A reconcile past its finalizer: the status draft and what the status starts from. */
-export interface ReconcileRun extends RunStart {
-  /** The CR as the updater holds it (our finalizer on it). */
+/** A run with its status draft open: a reconcile past its finalizer, or a deletion pass. */
+export interface DraftRun extends RunStart {
+  /** The CR as the updater holds it. */
   readonly cr: CustomResource;
   /** The status draft: what the phases set is written once, at the end (status first, then the finalizer). */
   readonly updater: StatusUpdater;
+  readonly now: () => number;
+  /** An Event on the CR (never with values in the message). */
+  readonly note: (type: 'Normal' | 'Warning', reason: string, message: string) => void;
+}
+
+/** A reconcile past its finalizer: the status draft and what the status starts from. */
+export interface ReconcileRun extends DraftRun {
   /** The reconcile-requested-at and force-upgrade-at requests this reconcile has not handled yet. */
   readonly requests: PendingRequests;
   /** The status this reconcile's outcome builds on: Paused gone, failures reset for a new spec, requests handled. */
   readonly base: HelmAppStatus;
-  readonly now: () => number;
-  /** An Event on the CR (never with values in the message). */
-  readonly note: (type: 'Normal' | 'Warning', reason: string, message: string) => void;
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { processHelm, processMiddlewares } from '../../src/manager/process-helm.js';
 import { helmMetrics } from '../../src/observability/helm-metrics.js';
+import { releaseOptions } from '../../src/reconciler/inputs/annotations.js';
 import { reconcileHelm, reconcileMiddlewares } from '../../src/reconciler/release/reconcile-helm.js';
 import type { StatusUpdater } from '../../src/reconciler/status/updater.js';
 import { FakeClock } from '../fakes/clock.js';
@@ -13,14 +14,22 @@ import { FakeHelm } from '../fakes/helm.js';
 
 const signal = new AbortController().signal;
 const records = { observe: () => undefined };
+const cr = { apiVersion: 'demo.example.com/v1', kind: 'Web', metadata: { name: 'web', namespace: 'apps' } };
 const perReconcile = {
-  cr: { apiVersion: 'demo.example.com/v1', kind: 'Web', metadata: { name: 'web', namespace: 'apps' } },
+  run: {
+    key: 'apps/web',
+    namespace: 'apps',
+    name: 'web',
+    cr,
+    annotations: { periodMs: 0, options: releaseOptions(undefined), paused: false },
+    log: silentLogger,
+    signal,
+    updater: {} as StatusUpdater,
+    now: () => 0,
+    note: () => undefined,
+  },
   timeoutMs: 120_000,
-  updater: {} as StatusUpdater,
-  events: { event: () => undefined },
   clock: new FakeClock(),
-  log: silentLogger,
-  signal,
 };
 
 describe('the helm middleware orders', () => {

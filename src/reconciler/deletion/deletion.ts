@@ -14,7 +14,7 @@ import type { HelmReconcilerOptions } from '../options.js';
 import { assertNotInFlight, whileInFlight } from '../release/in-flight.js';
 import { reconcileHelm } from '../release/reconcile-helm.js';
 import { retryAfterFailure } from '../retry.js';
-import type { RunStart } from '../run.js';
+import type { DraftRun, RunStart } from '../run.js';
 import { failedStatus, uninstalledStatus } from '../status/status.js';
 import { manifestToWaitFor } from '../status/status-manifest.js';
 import { StatusUpdater } from '../status/updater.js';
@@ -57,6 +57,11 @@ export class ReleaseDeletion {
 
   constructor(options: ReleaseDeletionOptions) {
     this.#o = options;
+  }
+
+  /** Events on `cr`. */
+  #note(cr: RunStart['cr']): DraftRun['note'] {
+    return (type, reason, message) => this.#o.events.event(cr, type, reason, message);
   }
 
   /** One deletion pass: `{}` once the finalizer is removed, a requeue while uninstall-wait waits. */
@@ -140,11 +145,12 @@ export class ReleaseDeletion {
    * (a namespace being deleted takes them), which is "already uninstalled", as operator-sdk treats it.
    */
   async #helmUninstall(r: DeletionRequest, key: string, updater: StatusUpdater): Promise<boolean> {
-    const { cr, log, signal } = r;
+    const { cr, signal } = r;
     const { options } = r.annotations;
     const [release, namespace] = [cr.metadata.name, cr.metadata.namespace ?? ''];
     // The CR's --timeout (uninstall hooks wait too); a slow uninstall shows as an event and Reconciling.
-    const helm = reconcileHelm({ ...this.#o, cr, timeoutMs: options.helmTimeoutMs, updater, log, signal });
+    const run = { ...r, updater, now: () => this.#o.clock.now(), note: this.#note(cr) };
+    const helm = reconcileHelm({ helm: this.#o.helm, run, timeoutMs: options.helmTimeoutMs, clock: this.#o.clock });
     try {
       await whileInFlight(this.#o.inFlight, key, () =>
         helm.uninstall({ release, namespace, disableHooks: options.uninstallDisableHooks, signal }),

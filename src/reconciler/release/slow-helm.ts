@@ -5,13 +5,11 @@
 import { formatDuration } from '../../config/duration.js';
 import type { Clock } from '../../core/clock.js';
 import { errFields } from '../../core/error-fields.js';
-import type { Logger } from '../../core/logger.js';
 import type { HelmMiddleware } from '../../helm/middleware.js';
 import { stillRunningAfterMs } from '../../helm/timeout.js';
 import type { HelmClient } from '../../helm/types.js';
+import type { DraftRun } from '../run.js';
 import { stillRunningStatus } from '../status/status.js';
-import type { StatusUpdater } from '../status/updater.js';
-import type { CustomResource, EventSink } from '../types.js';
 
 /** The event reason and the Reconciling condition's reason. */
 export const HELM_STILL_RUNNING = 'HelmStillRunning';
@@ -67,14 +65,11 @@ export function slowHelmNotice(o: SlowHelmOptions): HelmMiddleware {
 
 export interface ReleaseHelmOptions {
   readonly helm: HelmClient;
-  readonly cr: CustomResource;
+  /** The run whose CR gets the notice; its updater writes the still-running status, so that its final write follows. */
+  readonly run: DraftRun;
   readonly timeoutMs: number;
-  /** The reconcile's updater: the still-running status goes through it, so that its final write follows. */
-  readonly updater: StatusUpdater;
-  readonly events: EventSink;
+  /** The timers of the still-running threshold. */
   readonly clock: Clock;
-  readonly log: Logger;
-  readonly signal: AbortSignal;
 }
 
 /** The CR's slow-helm middleware: its timeout on every run; a slow run is reported on the CR (event, status). */
@@ -85,12 +80,13 @@ export function crSlowHelm(o: Omit<ReleaseHelmOptions, 'helm'>): HelmMiddleware 
     async onStillRunning(run) {
       const message = stillRunningMessage(run);
       const { release, action, timeoutMs } = run;
-      o.log.info({ release, action, elapsedMs: Math.round(run.elapsedMs), timeoutMs }, 'Helm still running');
-      o.events.event(o.cr, 'Normal', HELM_STILL_RUNNING, message);
+      const r = o.run;
+      r.log.info({ release, action, elapsedMs: Math.round(run.elapsedMs), timeoutMs }, 'Helm still running');
+      r.note('Normal', HELM_STILL_RUNNING, message);
       try {
-        await o.updater.writeNow((shown) => stillRunningStatus(shown, message, o.clock.now()), o.signal);
+        await r.updater.writeNow((shown) => stillRunningStatus(shown, message, r.now()), r.signal);
       } catch (err) {
-        o.log.warn({ release, err: errFields(err) }, 'Could not write the still-running status');
+        r.log.warn({ release, err: errFields(err) }, 'Could not write the still-running status');
       }
     },
   });

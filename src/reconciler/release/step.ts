@@ -119,7 +119,7 @@ async function helmStep(
 }
 
 function actionContext(run: ReconcileRun, d: StepDeps, inputs: Inputs): ActionContext {
-  const { cr, updater, log, signal } = run;
+  const { cr, log, signal } = run;
   const { options } = run.annotations;
   return {
     release: run.name,
@@ -131,7 +131,13 @@ function actionContext(run: ReconcileRun, d: StepDeps, inputs: Inputs): ActionCo
     ...(d.postRenderArgs ? { postRenderArgs: d.postRenderArgs(cr) } : {}),
     options,
     // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
-    helm: reconcileHelm({ ...d, cr, timeoutMs: options.helmTimeoutMs, updater, log, signal, secrets: inputs.secrets }),
+    helm: reconcileHelm({
+      helm: d.helm,
+      run,
+      timeoutMs: options.helmTimeoutMs,
+      clock: d.clock,
+      secrets: inputs.secrets,
+    }),
     releases: d.releases,
     log,
     note: run.note,
