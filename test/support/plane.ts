@@ -4,7 +4,7 @@
 // not start.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from './run.js';
+import { run } from './run.ts';
 
 export interface LocalPlane {
   /** The plane's folder: kubeconfig, env, PIDs, logs. */

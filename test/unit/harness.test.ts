@@ -2,7 +2,7 @@
 // (test/support/operator-process.ts): a module that spawns a process and names the operator's entry point or its
 // `run` subcommand anywhere else is a second launcher. Part of `make test`; reads files only.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,6 +32,19 @@ describe('the operator launcher', () => {
       .map((f) => relative(ROOT, f))
       .filter((f) => f !== SELF);
     expect(launchers).toEqual([LAUNCHER]);
+  });
+
+  it('shares only modules that plain node can load: those chaos/ and bench/ import name .ts files', () => {
+    const scripts = ['chaos', 'bench'].flatMap((d) => files(join(ROOT, d)));
+    const shared = new Set<string>();
+    for (const f of scripts) {
+      for (const m of readFileSync(f, 'utf8').matchAll(/from '(\.[^']*test\/support\/[^']+)'/g)) {
+        shared.add(resolve(dirname(f), m[1] ?? ''));
+      }
+    }
+    expect(shared.size).toBeGreaterThan(0);
+    const jsImports = [...shared].filter((f) => /from '\.[^']*\.js'/.test(readFileSync(f, 'utf8')));
+    expect(jsImports.map((f) => relative(ROOT, f))).toEqual([]);
   });
 
   it('the check finds a second launcher', () => {
