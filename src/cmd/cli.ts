@@ -31,20 +31,7 @@ import { watchNamespaces } from './flags/namespaces.js';
 import { ownShard } from './flags/shard.js';
 import { takeHelmBinary } from './flags/tool.js';
 import { runCleanup, runCreateApi, runGenerateBundle, runGenerateRbac, runInitCommand, runUndeploy } from './tools.js';
-
-const USAGE = `Usage: helm-operator <command> [flags]
-
-Commands:
-  run       run the operator (see helm-operator run --help)
-  version   print the operator's version and the helm version it finds
-  init      write a new operator project (Dockerfile, Makefile, watches.yaml, config/)
-  create api       add a kind: chart into charts/, watches.yaml entry, CRD, sample CR, RBAC
-  generate rbac    regenerate config/rbac/role.yaml from the charts in watches.yaml
-  generate bundle  write and validate the OLM bundle from the rendered config/manifests
-  undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
-  cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
-
-`;
+import { pickSubcommand, USAGE } from './usage.js';
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -81,12 +68,19 @@ async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(RUN_USAGE);
     return 0;
   }
-  let logger: Logger = createLogger();
+  // A flag error is a usage error: plain text and exit 2, as the other commands, before any logger exists.
+  let opts: ReturnType<typeof parseRunFlags>;
+  try {
+    opts = parseRunFlags(argv, { env: process.env, cpus: availableParallelism() });
+  } catch (err) {
+    const code = err instanceof OperatorError ? ` (${err.code})` : '';
+    process.stderr.write(`helm-operator run: ${message(err)}${code}\n`);
+    return 2;
+  }
+  const logger: Logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
   let workDir: string | undefined;
   let manager: Manager | undefined;
   try {
-    const opts = parseRunFlags(argv, { env: process.env, cpus: availableParallelism() });
-    logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
     logger.info({ version: VERSION, node: process.version }, 'Starting helm-operator');
     for (const flag of opts.notYet) logger.warn({ flag }, 'Flag accepted for compatibility but not implemented yet');
 
@@ -273,20 +267,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     case 'cleanup':
     case 'init':
       return tool(cmd, rest);
-    case 'create': {
-      const [sub, ...args] = rest;
-      if (sub === 'api') return tool('create api', args);
-      process.stderr.write(`helm-operator create: unknown subcommand ${JSON.stringify(sub ?? '')}; try api\n`);
-      return 2;
-    }
+    case 'create':
     case 'generate': {
       const [sub, ...args] = rest;
-      if (sub === 'bundle') return tool('generate bundle', args);
-      if (sub === 'rbac') return tool('generate rbac', args);
-      process.stderr.write(
-        `helm-operator generate: unknown subcommand ${JSON.stringify(sub ?? '')}; try bundle or rbac\n`,
-      );
-      return 2;
+      const picked = pickSubcommand(cmd, sub, process);
+      return typeof picked === 'number' ? picked : tool(`${cmd} ${picked}` as keyof typeof TOOLS, args);
     }
     case undefined:
     case 'help':

@@ -209,7 +209,11 @@ export async function runCreateApi(argv: readonly string[], io: ToolIo, signal: 
   if (wantsHelp(argv, io, CREATE_API_USAGE + HELM_BINARY_USAGE)) return 0;
   const { binary, rest } = takeHelmBinary('create api', argv, io.env);
   const opts = parseCreateApiArgs(rest, io.cwd);
-  const r = await createApi(opts, await scaffoldDeps(binary, io, signal), signal);
+  const deps = {
+    ...(await scaffoldDeps(binary, io, signal)),
+    progress: (line: string) => io.stderr.write(`${line}\n`),
+  };
+  const r = await createApi(opts, deps, signal);
   for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
   for (const f of r.written) io.stdout.write(`wrote ${f}\n`);
   io.stdout.write(`created ${r.kind} (${r.group}/${r.version}, ${r.plural}) from ${r.chart}\n`);

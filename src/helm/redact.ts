@@ -1,7 +1,8 @@
-// Redaction of the CR's values from helm's words (stderr, errors, argv shown in logs): whole values only, never a
-// piece of a longer word or name, so "context canceled" survives a value "text" and an object "web-podinfo" survives
-// a value "podinfo"; never the names of the chart, release, namespace or CR; also the values file path and repository
-// passwords on argv. Called by the helm CLI adapter (cli.ts). Pure; never logs and never returns a value it hides.
+// Redaction of secrets from helm's words (stderr, errors, argv shown in logs): the values read from Secrets, values
+// under keys that name secret material (passwords, tokens, API keys…) and PEM private keys; whole values only, never
+// a piece of a longer word or name, so "context canceled" survives a value "text" and an object "web-podinfo"
+// survives a value "podinfo"; never the names of the chart, release, namespace, CR or rendered objects; also the
+// values file path and repository passwords on argv. Called by the helm CLI adapter (cli.ts). Pure; never logs and never returns a value it hides.
 
 /** What the values file path is replaced with wherever argv is shown (errors, logs, metrics hooks). */
 export const VALUES_PLACEHOLDER = '<values>';
@@ -9,28 +10,80 @@ export const VALUES_PLACEHOLDER = '<values>';
 /** What redacted values are replaced with in helm's output. */
 export const REDACTED = '<redacted>';
 
-/** Values shorter than this are redacted only under a key that looks secret: short ones are ordinary words. */
+/** Lines of a multi-line secret at least this long are also hidden one by one (a PEM body, a values file). */
 export const MIN_REDACTED_LENGTH = 8;
 
-/** Keys whose values are redacted whatever their length (matched anywhere in the key, ignoring case). */
-const SECRET_KEY = /password|passwd|token|key|secret|cert/i;
+/** Words that make a key name secret material (a key's words: split at camelCase, `_`, `-` and `.`). */
+const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'token', 'tokens', 'secret', 'secrets']);
+/** Words that make a key name secret material as a credential set. */
+const CREDENTIAL_WORDS = new Set(['credential', 'credentials', 'creds']);
+/** `<word>Key` / `<word>_key`: the keys that are keys (API, access, private…), not a `key` of a map or a toleration. */
+const KEY_KINDS = new Set([
+  'api',
+  'access',
+  'secret',
+  'private',
+  'signing',
+  'encryption',
+  'master',
+  'client',
+  'auth',
+  'license',
+  'ssh',
+  'shared',
+  'session',
+  'account',
+  'storage',
+  'webhook',
+]);
+/** Last words that make a key name a reference to a secret (its name, path or file), not the secret itself. */
+const REFERENCE_WORDS = new Set(['name', 'names', 'ref', 'path', 'file', 'mount', 'env', 'field', 'type']);
+
+/** The words of a key name: `existingSecretName` → existing, secret, name; `api_key` → api, key. */
+function keyWords(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_.-]+/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
 
 /**
- * The strings to scrub from helm's output for these values: every string leaf at least MIN_REDACTED_LENGTH long,
- * and every non-empty string under a key that looks secret (at any depth below it), each also in its JSON-escaped
- * form, longest first, plus `always`. Numbers, booleans and keys are not secrets and are kept, and so is any value
- * that is one of `names` (the chart's, the release's, the namespace's, the CR's).
+ * Whether a key names secret material precisely: a password, passphrase, token, secret or credential (but not the
+ * name, path or file of one: `secretName`, `existingSecret`, `tokenPath`), or an API/access/private key (`apiKey`,
+ * `access_key`, `privateKey`) — never `key` alone, `cert`, or `key` inside another word (`monkey`, `keys`).
+ */
+export function secretKey(key: string): boolean {
+  const words = keyWords(key);
+  const last = words.at(-1) ?? '';
+  if (words[0] === 'existing' || REFERENCE_WORDS.has(last)) return false;
+  if (words.some((w) => SECRET_WORDS.has(w) || CREDENTIAL_WORDS.has(w))) return true;
+  return last === 'key' && words.length >= 2 && KEY_KINDS.has(words.at(-2) ?? '');
+}
+
+/** A PEM private key, wherever it stands: `-----BEGIN … PRIVATE KEY-----`. */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/**
+ * The strings to scrub from helm's output for these values: every non-empty string or number under a key that
+ * names secret material (at any depth below it, see secretKey) and every PEM private key, each also in its
+ * JSON-escaped form, longest first, plus `always` (the values read from Secrets). Ordinary values are not hidden,
+ * however long: they are names, hosts and images a user needs to read. A value that is one of `names` (the chart's,
+ * the release's, the namespace's, the CR's, a rendered object's) is never hidden.
  */
 export function secretsOf(values: unknown, always: readonly string[] = [], names: readonly string[] = []): string[] {
   const found = new Set<string>();
   for (const s of always) addSecret(found, s);
-  const visit = (v: unknown, secretKey: boolean): void => {
+  const visit = (v: unknown, secret: boolean): void => {
     if (typeof v === 'string') {
-      if (v.length >= MIN_REDACTED_LENGTH || (secretKey && v.trim() !== '')) addSecret(found, v);
+      if ((secret && v.trim() !== '') || PEM_PRIVATE_KEY.test(v)) addSecret(found, v);
+    } else if (typeof v === 'number' || typeof v === 'bigint') {
+      if (secret) addSecret(found, String(v));
     } else if (Array.isArray(v)) {
-      for (const item of v) visit(item, secretKey);
+      for (const item of v) visit(item, secret);
     } else if (typeof v === 'object' && v !== null) {
-      for (const [k, item] of Object.entries(v)) visit(item, secretKey || SECRET_KEY.test(k));
+      for (const [k, item] of Object.entries(v)) visit(item, secret || secretKey(k));
     }
   };
   visit(values, false);

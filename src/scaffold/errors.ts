@@ -18,7 +18,10 @@ export class ScaffoldError extends OperatorError {
 export class ApiExistsError extends OperatorError {
   readonly code = 'SCAFFOLD_API_EXISTS';
   constructor(readonly gvk: string) {
-    super('the API resource already exists');
+    super(
+      `the API resource already exists: ${gvk}; pass --force to scaffold it again (its generated files are ` +
+        'overwritten and config/rbac/role.yaml is regenerated from watches.yaml)',
+    );
   }
 }
 

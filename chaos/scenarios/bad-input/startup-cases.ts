@@ -137,9 +137,9 @@ export function startupCases(): StartupCase[] {
     },
     {
       name: 'flag --reconcile-period=abc',
-      bar: 'exit 1, CONFIG_INVALID naming the flag',
+      bar: 'exit 2, one plain line naming the flag, CONFIG_INVALID',
       inputs: () => ({ args: ['--reconcile-period=abc'] }),
-      exits: { code: 'CONFIG_INVALID', match: /--reconcile-period: invalid duration "abc"/ },
+      exits: { code: 'CONFIG_INVALID', match: /--reconcile-period: invalid duration "abc"/, plain: true },
     },
   ];
 }

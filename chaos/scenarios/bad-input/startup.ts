@@ -37,8 +37,11 @@ export interface StartupCase {
   readonly bar: string;
   readonly short?: boolean;
   inputs(s: StartupEnv): Inputs;
-  /** Exits non-zero within the deadline, logging this code (when given) and a message matching. */
-  readonly exits?: { readonly code?: string; readonly match: RegExp };
+  /**
+   * Exits non-zero within the deadline, logging this code (when given) and a message matching; `plain`: a usage
+   * error, one plain stderr line ending `(<code>)` and exit 2, before any log line.
+   */
+  readonly exits?: { readonly code?: string; readonly match: RegExp; readonly plain?: boolean };
   /** Starts and keeps running, having logged a warning matching. */
   readonly warns?: RegExp;
 }
@@ -122,6 +125,15 @@ async function runStartupCase(c: StartupCase, i: number, s: StartupEnv): Promise
     }).catch(() => false);
     const took = seconds(performance.now() - t0);
     if (!exited) return result(false, `still running after ${took}`);
+    if (exits.plain) {
+      // A usage error: one plain line `helm-operator run: <message> (<CODE>)` on stderr and exit 2, no log line.
+      const line = op.output().trim().split('\n').at(-1) ?? '';
+      const m = exits.match.exec(line);
+      const codeOk = exits.code === undefined || line.endsWith(`(${exits.code})`);
+      const seen = `exit ${life.code()} in ${took}: plain`;
+      const ok = m && codeOk && life.code() === 2 && !line.startsWith('{');
+      return ok ? result(true, `${seen} "${m[0]}"`) : result(false, `${seen} "${line}"`);
+    }
     // 'exit' may come before the last of its output has been read: give the pipe a moment to drain.
     const logged = () => lines(op.output()).findLast((l) => l.level === 'error');
     const error = await until('the error line', async () => logged(), { timeoutMs: 5_000, everyMs: 50 }).catch(logged);

@@ -115,7 +115,10 @@ describe.skipIf(helmBin === undefined)(
         await create(['--group=cache', '--version=v1alpha1', '--kind=Memcached']);
         const watchesBefore = await read('watches.yaml');
         const err = await rejection(create(['--group=cache', '--version=v1alpha1', '--kind=Memcached']));
-        expect(err.message).toBe('the API resource already exists');
+        expect(err.message).toBe(
+          'the API resource already exists: cache.example.com/v1alpha1, Kind=Memcached; pass --force to scaffold it ' +
+            'again (its generated files are overwritten and config/rbac/role.yaml is regenerated from watches.yaml)',
+        );
         expect(err).toMatchObject({ code: 'SCAFFOLD_API_EXISTS' });
 
         await writeFile(
@@ -126,6 +129,21 @@ describe.skipIf(helmBin === undefined)(
         expect(await read('watches.yaml')).toBe(watchesBefore);
         expect(await read('config/rbac/role.yaml')).not.toContain('pods');
         expect(parse(await read('PROJECT')).resources).toHaveLength(1);
+      });
+    });
+
+    describe('when --plural is given', () => {
+      it('names the CRD, its file, the role and generate rbac after it instead of the guessed plural', async () => {
+        await create(['--group=cache', '--version=v1alpha1', '--kind=Person', '--plural=people']);
+        const crd = parse(await read('config/crd/bases/cache.example.com_people.yaml')) as {
+          metadata: { name: string };
+          spec: { names: { plural: string } };
+        };
+        expect(crd.metadata.name).toBe('people.cache.example.com');
+        expect(crd.spec.names.plural).toBe('people');
+        expect(await read('config/rbac/role.yaml')).toMatch(/- people\n/);
+        const err = await rejection(create(['--group=cache', '--version=v1alpha1', '--kind=Other', '--plural=Others']));
+        expect(err.message).toMatch(/^--plural "Others" is invalid: a plural is a lowercase RFC 1123 label/);
       });
     });
 

@@ -22,6 +22,7 @@ import {
   classifyChart,
   createDefaultChart,
   type PlacedChart,
+  type Progress,
   placeChart,
   stageChart,
 } from './chart.js';
@@ -41,6 +42,8 @@ export interface CreateApiDeps {
   readonly discover?: DiscoverKind | undefined;
   /** Where charts are unpacked before they are copied into the project. @default a new directory in os.tmpdir() */
   readonly tmpDir?: string;
+  /** Told when a slow step (helm pull, helm dependency build) starts and ends. @default silent */
+  readonly progress?: Progress;
 }
 
 export interface CreateApiResult {
@@ -76,6 +79,7 @@ export async function createApi(
             tmp,
             deps.helm,
             signal,
+            deps.progress,
           );
     const kind = opts.kind ?? camelCase(staged?.meta.name ?? '');
     const group = opts.group ?? (staged === undefined ? undefined : 'charts');
@@ -84,7 +88,7 @@ export async function createApi(
       throw new ConfigError('--group is required when --helm-chart is not given (e.g. --group=cache)');
     if (version === undefined)
       throw new ConfigError('--version is required when --helm-chart is not given (e.g. --version=v1alpha1)');
-    const plural = pluralize(kind);
+    const plural = opts.plural ?? pluralize(kind);
     checkGvk({ group, version, kind, plural, domain: project.domain });
     const qualified = `${group}.${project.domain}`;
     const exists = project.resources.some((r) => r.group === group && r.version === version && r.kind === kind);
@@ -97,7 +101,7 @@ export async function createApi(
       staged === undefined
         ? await createDefaultChart(chartsDir, kind.toLowerCase(), where, deps.helm, signal)
         : await placeChart(staged, chartsDir, where, signal);
-    await buildDependencies(placed.dir, deps.helm, signal);
+    await buildDependencies(placed.dir, deps.helm, signal, deps.progress);
     const chart = relative(dir, placed.dir).split('\\').join('/');
 
     // 3. Render everything (this is where an unknown kind stops us, before any project file changes).

@@ -186,6 +186,49 @@ describe.skipIf(helmBin === undefined)(
       });
     });
 
+    it('says how to add a repository helm does not know, and tells when the pull starts and ends', async () => {
+      const lines: string[] = [];
+      const err = await stageChart(
+        { type: 'remote', chart: 'nosuchrepo/web' },
+        join(dir, 'tmp4'),
+        helm,
+        signal(),
+        (line) => lines.push(line),
+      ).then(
+        () => new Error('resolved'),
+        (e: unknown) => e as Error,
+      );
+      expect(err).toMatchObject({ code: 'SCAFFOLD_CHART_NOT_FOUND' });
+      expect(err.message).toMatch(
+        /^helm pull nosuchrepo\/web failed: repo nosuchrepo not found; add it first \(helm repo add nosuchrepo <its URL>\), or pass --helm-chart-repo=<its URL> with --helm-chart=web$/,
+      );
+      expect(lines).toEqual(['helm pull nosuchrepo/web…']);
+
+      helmRun('package', await chart('web'), '-d', join(dir, 'repo2'));
+      const base = await serve(join(dir, 'repo2'));
+      helmRun('repo', 'index', join(dir, 'repo2'), '--url', base);
+      await stageChart({ type: 'remote', chart: 'web', repo: base }, join(dir, 'tmp5'), helm, signal(), (line) =>
+        lines.push(line),
+      );
+      expect(lines.slice(1)).toEqual(['helm pull web…', expect.stringMatching(/^helm pull web: done in \d+\.\d s$/)]);
+    });
+
+    it('says to vendor a dependency that cannot be fetched, and tells when the build starts', async () => {
+      const web = await chart(
+        'web',
+        'dependencies:\n- name: common\n  version: 2.x.x\n  repository: oci://registry.invalid/charts\n',
+      );
+      const lines: string[] = [];
+      const err = await buildDependencies(web, helm, signal(), (line) => lines.push(line)).then(
+        () => new Error('resolved'),
+        (e: unknown) => e as Error,
+      );
+      expect(err).toMatchObject({ code: 'SCAFFOLD_CHART_NOT_FOUND' });
+      expect(err.message).toMatch(/^helm dependency build failed: .*; put each missing dependency \(common\) into /);
+      expect(err.message).toContain(`${join(web, 'charts')}/ as a directory or a .tgz`);
+      expect(lines).toEqual(['helm dependency build (common)…']);
+    });
+
     it('creates a default chart with helm create, and keeps an existing one only with force', async () => {
       const charts = join(dir, 'charts');
       const placed = await createDefaultChart(charts, 'memcached', { force: false, projectDir: dir }, helm, signal());

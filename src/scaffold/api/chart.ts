@@ -116,6 +116,7 @@ export async function stageChart(
   tmpDir: string,
   helm: Pick<HelmChartClient, 'pull'>,
   signal: AbortSignal,
+  progress?: Progress,
 ): Promise<StagedChart> {
   if (source.type === 'dir') {
     return { dir: source.path, meta: await readChartMeta(source.path) };
@@ -132,7 +133,12 @@ export async function stageChart(
     }
     return { dir: join(into, root), meta: await readChartMeta(join(into, root)) };
   }
-  await helm.pull({ chart: source.chart, version: source.version, repo: source.repo, destDir: into, signal });
+  const what = `helm pull ${source.chart}${source.version ? ` --version ${source.version}` : ''}`;
+  await timed(progress, what, () =>
+    helm.pull({ chart: source.chart, version: source.version, repo: source.repo, destDir: into, signal }),
+  ).catch((err: unknown) => {
+    throw pullFailure(source.chart, err);
+  });
   // helm also leaves an empty directory named after the last segment of a URL reference: look for Chart.yaml.
   const entries = await readdir(into, { withFileTypes: true });
   const charts = entries.filter((e) => e.isDirectory() && existsSync(join(into, e.name, 'Chart.yaml')));
@@ -218,15 +224,59 @@ export async function missingDependencies(chartDir: string, meta: ChartMeta): Pr
     .filter((name) => !present.some((p) => p === name || (p.startsWith(`${name}-`) && /\.tgz$/.test(p))));
 }
 
-/** Runs `helm dependency build` when a dependency is missing; returns the names it had to fetch. */
+/**
+ * Runs `helm dependency build` when a dependency is missing; returns the names it had to fetch. A failure says how
+ * to do without the network: vendor the dependency under the chart's charts/ folder.
+ */
 export async function buildDependencies(
   chartDir: string,
   helm: Pick<HelmChartClient, 'dependencyBuild'>,
   signal: AbortSignal,
+  progress?: Progress,
 ): Promise<string[]> {
   const missing = await missingDependencies(chartDir, await readChartMeta(chartDir));
-  if (missing.length > 0) await helm.dependencyBuild({ chartDir, signal });
+  if (missing.length === 0) return missing;
+  const what = `helm dependency build (${missing.join(', ')})`;
+  await timed(progress, what, () => helm.dependencyBuild({ chartDir, signal })).catch((err: unknown) => {
+    const where = join(chartDir, 'charts');
+    throw new ScaffoldError(
+      `helm dependency build failed: ${errorText(err)}; put each missing dependency (${missing.join(', ')}) into ` +
+        `${where}/ as a directory or a .tgz (helm pull <chart> --untar -d ${where}, or copy it), then run create api ` +
+        'again: a dependency already there is not fetched',
+      'SCAFFOLD_CHART_NOT_FOUND',
+      { cause: err },
+    );
+  });
   return missing;
+}
+
+/** A line of progress for a slow step (helm pull, helm dependency build); the CLI prints it on stderr. */
+export type Progress = (line: string) => void;
+
+/** Runs `step`, saying when it starts and when it ends (with the time it took). */
+async function timed<T>(progress: Progress | undefined, what: string, step: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  progress?.(`${what}…`);
+  const result = await step();
+  progress?.(`${what}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A failed `helm pull`, with the fix when helm names one: a repository it does not know is added first. */
+function pullFailure(chart: string, err: unknown): unknown {
+  const text = errorText(err);
+  const repo = /repo (\S+) not found/.exec(text)?.[1];
+  if (repo === undefined) return err;
+  return new ScaffoldError(
+    `helm pull ${chart} failed: repo ${repo} not found; add it first (helm repo add ${repo} <its URL>), or pass ` +
+      `--helm-chart-repo=<its URL> with --helm-chart=${chart.slice(chart.indexOf('/') + 1)}`,
+    'SCAFFOLD_CHART_NOT_FOUND',
+    { cause: err },
+  );
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { camelCase, checkGvk, parseCreateApiArgs } from './flags.js';
 
 const parse = (...argv: string[]) => parseCreateApiArgs(argv, '/proj');
+/** A kind without a chart: group and version are then required too. */
+const FOO = ['--group=g', '--version=v1', '--kind=Foo'];
 const message = (fn: () => unknown): string => {
   try {
     fn();
@@ -36,41 +38,58 @@ describe('parseCreateApiArgs', () => {
       helmChartVersion: '1.2.3',
       force: true,
     });
-    expect(parse('--kind=Foo', '--force=false').force).toBe(false);
+    expect(parse(...FOO, '--force=false').force).toBe(false);
   });
 
   it('reads the --values-from switch', () => {
-    expect(parse('--kind=Foo', '--values-from').valuesFrom).toBe(true);
-    expect(parse('--kind=Foo', '--values-from=false').valuesFrom).toBeUndefined();
-    expect(parse('--kind=Foo').valuesFrom).toBeUndefined();
-    expect(message(() => parse('--kind=Foo', '--values-from=maybe'))).toBe('--values-from: "maybe" is not a boolean');
+    expect(parse(...FOO, '--values-from').valuesFrom).toBe(true);
+    expect(parse(...FOO, '--values-from=false').valuesFrom).toBeUndefined();
+    expect(parse(...FOO).valuesFrom).toBeUndefined();
+    expect(message(() => parse(...FOO, '--values-from=maybe'))).toBe('--values-from: "maybe" is not a boolean');
   });
 
   it('reads --kube-version as vX.Y.Z and refuses what is not a Kubernetes version', () => {
-    expect(parse('--kind=Foo', '--kube-version=1.24').kubeVersion).toBe('v1.24.0');
-    expect(parse('--kind=Foo', '--kube-version', 'v1.30.1').kubeVersion).toBe('v1.30.1');
-    expect(parse('--kind=Foo').kubeVersion).toBeUndefined();
-    expect(message(() => parse('--kind=Foo', '--kube-version=stable'))).toMatch(/^--kube-version "stable" is not/);
+    expect(parse(...FOO, '--kube-version=1.24').kubeVersion).toBe('v1.24.0');
+    expect(parse(...FOO, '--kube-version', 'v1.30.1').kubeVersion).toBe('v1.30.1');
+    expect(parse(...FOO).kubeVersion).toBeUndefined();
+    expect(message(() => parse(...FOO, '--kube-version=stable'))).toMatch(/^--kube-version "stable" is not/);
   });
 
   it("gives operator-sdk's errors for chart flags without --helm-chart and for a missing kind", () => {
-    expect(message(() => parse('--kind=Foo', '--helm-chart-repo=https://r'))).toBe(
+    expect(message(() => parse(...FOO, '--helm-chart-repo=https://r'))).toBe(
       'value of --helm-chart-repo can only be used with --helm-chart',
     );
-    expect(message(() => parse('--kind=Foo', '--helm-chart-version=1'))).toBe(
+    expect(message(() => parse(...FOO, '--helm-chart-version=1'))).toBe(
       'value of --helm-chart-version can only be used with --helm-chart',
     );
     expect(message(() => parse('--group=a', '--version=v1'))).toBe('either --kind or --helm-chart need to be provided');
-    expect(message(() => parse('--helm-chart=  '))).toBe('either --kind or --helm-chart need to be provided');
+    expect(message(() => parse('--helm-chart=  ', '--group=a', '--version=v1'))).toBe(
+      'either --kind or --helm-chart need to be provided',
+    );
+  });
+
+  it('reports every missing flag at once when there is no --helm-chart', () => {
+    expect(message(() => parse('--kind=Web'))).toBe(
+      '--group is required when --helm-chart is not given (e.g. --group=cache); ' +
+        '--version is required when --helm-chart is not given (e.g. --version=v1alpha1)',
+    );
+    expect(message(() => parse())).toBe(
+      'either --kind or --helm-chart need to be provided; ' +
+        '--group is required when --helm-chart is not given (e.g. --group=cache); ' +
+        '--version is required when --helm-chart is not given (e.g. --version=v1alpha1)',
+    );
   });
 
   it('refuses unknown flags, positional arguments, missing values and CRD versions other than v1', () => {
-    expect(message(() => parse('--plural=x'))).toMatch(/^unknown flag: --plural/);
+    expect(message(() => parse('--controller=true'))).toMatch(
+      /^unknown flag: --controller; create api accepts .*--plural/,
+    );
+    expect(parse(...FOO, '--plural', 'foes').plural).toBe('foes');
     expect(message(() => parse('api'))).toMatch(/^unexpected argument "api"/);
     expect(message(() => parse('--kind'))).toBe('flag needs an argument: --kind');
     expect(message(() => parse('--kind', '--force'))).toBe('flag needs an argument: --kind');
-    expect(message(() => parse('--kind=Foo', '--crd-version=v1beta1'))).toMatch(/only v1 CRDs/);
-    expect(parse('--kind=Foo', '--crd-version=v1').kind).toBe('Foo');
+    expect(message(() => parse(...FOO, '--crd-version=v1beta1'))).toMatch(/only v1 CRDs/);
+    expect(parse(...FOO, '--crd-version=v1').kind).toBe('Foo');
   });
 });
 

@@ -12,6 +12,8 @@ export interface CreateApiOptions {
   readonly group?: string | undefined;
   readonly version?: string | undefined;
   readonly kind?: string | undefined;
+  /** `--plural`: the resource's plural name (default: the lowercase kind, pluralized as kubebuilder does). */
+  readonly plural?: string | undefined;
   /** A chart directory, .tgz, `repo/chart`, `oci://…` or URL; absent: `helm create <lowercase kind>`. */
   readonly helmChart?: string | undefined;
   readonly helmChartRepo?: string | undefined;
@@ -37,6 +39,7 @@ Flags:
   --group string                resource group (default "charts" with --helm-chart)
   --version string              resource version (default "v1alpha1" with --helm-chart)
   --kind string                 resource kind (default: the chart name in CamelCase)
+  --plural string               resource plural name, e.g. "nginxes" (default: the lowercase kind, pluralized)
   --helm-chart string           the chart: a local directory or .tgz, <repo>/<chart>, oci://… or an http(s) URL
                                 (default: a new chart made by "helm create <lowercase kind>")
   --helm-chart-repo string      chart repository URL where --helm-chart is looked up
@@ -54,6 +57,7 @@ const STRING_FLAGS = [
   'group',
   'version',
   'kind',
+  'plural',
   'helm-chart',
   'helm-chart-repo',
   'helm-chart-version',
@@ -70,7 +74,7 @@ export function parseCreateApiArgs(argv: readonly string[], cwd: string): Create
     'create api',
     argv,
     STRING_FLAGS,
-    '--group, --version, --kind, --helm-chart, --helm-chart-repo, --helm-chart-version, --kube-version, ' +
+    '--group, --version, --kind, --plural, --helm-chart, --helm-chart-repo, --helm-chart-version, --kube-version, ' +
       '--values-from and --force',
     ['values-from'],
   );
@@ -89,6 +93,7 @@ export function parseCreateApiArgs(argv: readonly string[], cwd: string): Create
     group: text('group'),
     version: text('version'),
     kind: text('kind'),
+    plural: text('plural'),
     helmChart: text('helm-chart'),
     helmChartRepo: text('helm-chart-repo'),
     helmChartVersion: text('helm-chart-version'),
@@ -108,7 +113,15 @@ export function checkChartFlags(o: CreateApiOptions): void {
     if (o.helmChartVersion !== undefined) {
       throw new ConfigError('value of --helm-chart-version can only be used with --helm-chart');
     }
-    if (o.kind === undefined) throw new ConfigError('either --kind or --helm-chart need to be provided');
+    // Every missing flag at once, each with what it is for (operator-sdk's text for --kind first).
+    const missing = [
+      ...(o.kind === undefined ? ['either --kind or --helm-chart need to be provided'] : []),
+      ...(o.group === undefined ? ['--group is required when --helm-chart is not given (e.g. --group=cache)'] : []),
+      ...(o.version === undefined
+        ? ['--version is required when --helm-chart is not given (e.g. --version=v1alpha1)']
+        : []),
+    ];
+    if (missing.length > 0) throw new ConfigError(missing.join('; '));
   }
 }
 
@@ -139,6 +152,12 @@ export function checkGvk(gvk: { group: string; version: string; kind: string; pl
     throw new ConfigError(
       `--kind ${JSON.stringify(gvk.kind)} is invalid: a kind is CamelCase, starts with an upper-case letter and holds ` +
         'only letters and digits, e.g. Memcached (with --helm-chart it defaults to the chart name in CamelCase)',
+    );
+  }
+  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(gvk.plural)) {
+    throw new ConfigError(
+      `--plural ${JSON.stringify(gvk.plural)} is invalid: a plural is a lowercase RFC 1123 label (lower case ` +
+        "alphanumeric characters or '-', starting with a letter), e.g. nginxes",
     );
   }
   if (gvk.plural.length > 63 || `${gvk.plural}.${qualified}`.length > 253) {

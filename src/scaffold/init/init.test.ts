@@ -72,6 +72,15 @@ describe('parseInitArgs', () => {
       });
     });
 
+    it("accepts operator-sdk's --plugins=helm (any spelling of the helm plugin) and --project-version=3", () => {
+      for (const plugins of ['helm', 'helm.sdk.operatorframework.io/v1', 'base.helm.sdk.operatorframework.io/v1']) {
+        expect(parseInitArgs(['--domain=a.b', `--plugins=${plugins}`, '--project-version=3'], '/w/op').domain).toBe(
+          'a.b',
+        );
+      }
+      expect(parseInitArgs(['--plugins', 'helm', '--domain', 'a.b'], '/w/op').projectName).toBe('op');
+    });
+
     it('reads --force=false as false', () => {
       expect(parseInitArgs(['--domain=a.b', '--force=false'], '/w/x').force).toBe(false);
     });
@@ -93,6 +102,9 @@ describe('parseInitArgs', () => {
       ],
       [['--domain=a.b', `--project-name=${'a'.repeat(64)}`], /must be no more than 63 characters/],
       [['--domain=a.b', '--operator-image=a b'], /--operator-image "a b" is not an image reference/],
+      [['--domain=a.b', '--plugins=go/v4'], /--plugins "go\/v4": helm-operator scaffolds Helm-based operators only/],
+      [['--domain=a.b', '--plugins=helm,ansible'], /use --plugins=helm.*operator-sdk itself for ansible/],
+      [['--domain=a.b', '--project-version=2'], /--project-version "2": only PROJECT version 3/],
     ])('%j is a ConfigError that names the flag', (argv, message) => {
       const err = thrown(() => parseInitArgs(argv, '/w/memcached'));
       expect(err).toBeInstanceOf(ConfigError);

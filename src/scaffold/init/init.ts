@@ -46,10 +46,19 @@ Flags:
   --domain string           domain of the API groups: kinds get <group>.<domain> (required, e.g. example.com)
   --project-name string     name prefix and namespace (<name>-system) of the deployment (default: the directory name)
   --operator-image string   helm-operator-ts base image of the Dockerfile (default "helm-operator-ts:${VERSION}")
+  --plugins string          operator-sdk's plugin choice: only helm (helm.sdk.operatorframework.io/v1) is supported
+  --project-version string  operator-sdk's PROJECT version: only 3
   --force                   overwrite existing files
 `;
 
-const STRING_FLAGS = ['domain', 'project-name', 'operator-image'];
+const STRING_FLAGS = ['domain', 'project-name', 'operator-image', 'plugins', 'project-version'];
+/** What operator-sdk's --plugins values for a Helm project look like. */
+const HELM_PLUGINS = new Set([
+  'helm',
+  'helm/v1',
+  'helm.sdk.operatorframework.io/v1',
+  'base.helm.sdk.operatorframework.io/v1',
+]);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -59,8 +68,9 @@ export function parseInitArgs(argv: readonly string[], cwd: string): InitOptions
     'init',
     argv,
     STRING_FLAGS,
-    '--domain, --project-name, --operator-image and --force',
+    '--domain, --project-name, --operator-image, --plugins, --project-version and --force',
   );
+  checkPlugins(values.get('plugins'), values.get('project-version'));
   const options: InitOptions = {
     dir: cwd,
     domain: values.get('domain') ?? '',
@@ -70,6 +80,23 @@ export function parseInitArgs(argv: readonly string[], cwd: string): InitOptions
   };
   checkOptions(options, values.has('project-name'));
   return options;
+}
+
+/** operator-sdk habits: `--plugins=helm` is what this tool does anyway; any other plugin cannot be scaffolded here. */
+function checkPlugins(plugins: string | undefined, projectVersion: string | undefined): void {
+  const other = (plugins ?? 'helm')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '' && !HELM_PLUGINS.has(p));
+  if (other.length > 0) {
+    throw new ConfigError(
+      `--plugins ${JSON.stringify(plugins)}: helm-operator scaffolds Helm-based operators only; use --plugins=helm ` +
+        `(or leave it out), or operator-sdk itself for ${other.join(', ')}`,
+    );
+  }
+  if (projectVersion !== undefined && projectVersion !== '3') {
+    throw new ConfigError(`--project-version ${JSON.stringify(projectVersion)}: only PROJECT version 3 is supported`);
+  }
 }
 
 /** Throws a ConfigError naming the flag when an option would produce an unusable project. */

@@ -35,3 +35,17 @@ describe('when the helm binary is missing', () => {
     expect(op.output()).toMatch(/HELM_BINARY|--helm-binary/);
   });
 });
+
+describe('when a flag of run is invalid', () => {
+  it('exits 2 with one plain line naming the flag and its code, before any log line', async () => {
+    const op = f.start({
+      watches: `- group: demo.example.com\n  version: v1alpha1\n  kind: Nginx\n  chart: ${SAMPLE_CHART}\n`,
+      args: ['--reconcile-period=abc'],
+      env: { KUBECONFIG: '/nonexistent/kubeconfig' },
+    });
+    expect(await op.exited).toBe(2);
+    const out = op.output();
+    expect(out).toMatch(/^helm-operator run: --reconcile-period: invalid duration "abc"[^\n]*\(CONFIG_INVALID\)\n$/);
+    expect(out).not.toContain('{'); // no JSON log line: the logger never started
+  });
+});
