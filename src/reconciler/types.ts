@@ -44,7 +44,26 @@ export interface HelmAppStatus {
   readonly lastHandledReconcileAt?: string;
   /** The last `force-upgrade-at` annotation value a forced upgrade (or an install) handled. */
   readonly lastHandledForceAt?: string;
+  /**
+   * The one word `kubectl get` shows (its Status column), derived from the conditions at every write (stateOf):
+   * what matters most now, a failure first.
+   */
+  readonly state?: ReleaseStateWord;
 }
+
+/** `status.state`: the release at a glance, most urgent first (status/status.ts' stateOf says which wins). */
+export type ReleaseStateWord =
+  | 'Paused'
+  | 'Irreconcilable'
+  | 'InstallFailed'
+  | 'UpgradeFailed'
+  | 'UninstallFailed'
+  | 'RolloutHeld'
+  | 'HelmRunning'
+  | 'Deployed'
+  | 'Uninstalling'
+  | 'Uninstalled'
+  | 'Pending';
 
 /** What the helm step of a reconcile does to the release. */
 export type ReleaseAction = 'install' | 'upgrade' | 'none';

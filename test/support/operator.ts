@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject, vi } from 'vitest';
+import { PRINTER_COLUMNS } from '../../src/scaffold/schema/crd.js';
 import type { TestKube } from './kube.js';
 import { isNotFound, uniqueName } from './kube.js';
 import { launchOperator } from './operator-process.js';
@@ -38,6 +39,8 @@ export async function createTestCrd(kube: TestKube, kind = 'Nginx'): Promise<[Te
             served: true,
             storage: true,
             subresources: { status: {} },
+            // The scaffold's printer columns: `kubectl get` shows what a user of a scaffolded project sees.
+            additionalPrinterColumns: PRINTER_COLUMNS.map((c) => ({ ...c })),
             schema: { openAPIV3Schema: { type: 'object', properties: { spec: free, status: free } } },
           },
         ],

@@ -4,8 +4,14 @@
 
 import { canonicalJson } from '../../core/canonical-json.js';
 import { type ConditionInput, conditions as condition } from '../../status/condition-catalogue.js';
-import { type Condition, removeCondition, setCondition } from '../../status/conditions.js';
-import type { DeployedRelease, HelmAppStatus, ReadyState } from '../types.js';
+import {
+  type Condition,
+  type ConditionType,
+  findCondition,
+  removeCondition,
+  setCondition,
+} from '../../status/conditions.js';
+import type { DeployedRelease, HelmAppStatus, ReadyState, ReleaseStateWord } from '../types.js';
 
 /** The status fields that record a handled annotation request. */
 type HandledRequest = 'lastHandledReconcileAt' | 'lastHandledForceAt';
@@ -46,6 +52,7 @@ export function readStatus(raw: unknown): HelmAppStatus {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const lastHandledReconcileAt = str(s.lastHandledReconcileAt);
   const lastHandledForceAt = str(s.lastHandledForceAt);
+  const state = typeof s.state === 'string' && STATE_WORDS.has(s.state) ? (s.state as ReleaseStateWord) : undefined;
   return {
     conditions,
     ...(deployedRelease ? { deployedRelease } : {}),
@@ -53,7 +60,52 @@ export function readStatus(raw: unknown): HelmAppStatus {
     ...(failures ? { failures } : {}),
     ...(lastHandledReconcileAt ? { lastHandledReconcileAt } : {}),
     ...(lastHandledForceAt ? { lastHandledForceAt } : {}),
+    ...(state ? { state } : {}),
   };
+}
+
+const STATE_WORDS = new Set<string>([
+  'Paused',
+  'Irreconcilable',
+  'InstallFailed',
+  'UpgradeFailed',
+  'UninstallFailed',
+  'RolloutHeld',
+  'HelmRunning',
+  'Deployed',
+  'Uninstalling',
+  'Uninstalled',
+  'Pending',
+]);
+
+/**
+ * The word for `kubectl get`, from the conditions, most urgent first: paused; inputs that cannot be reconciled; a
+ * failed install, upgrade or uninstall (even while the last good revision stays Deployed); an upgrade held by the
+ * chart rollout; a helm run still going; deployed; uninstalling or uninstalled; else pending.
+ */
+export function stateOf(s: HelmAppStatus): ReleaseStateWord {
+  const on = (type: ConditionType) => {
+    const c = findCondition(s.conditions, type);
+    return c?.status === 'True' ? c : undefined;
+  };
+  if (on('Paused')) return 'Paused';
+  if (on('Irreconcilable')) return 'Irreconcilable';
+  const failed = on('ReleaseFailed')?.reason;
+  if (failed === 'UpgradeError') return 'UpgradeFailed';
+  if (failed === 'UninstallError') return 'UninstallFailed';
+  if (failed !== undefined) return 'InstallFailed';
+  if (on('ChartRollout')) return 'RolloutHeld';
+  if (on('Reconciling')) return 'HelmRunning';
+  if (on('Deployed')) return 'Deployed';
+  const deployed = findCondition(s.conditions, 'Deployed');
+  if (deployed?.reason === 'UninstallSuccessful') return s.deployedRelease ? 'Uninstalling' : 'Uninstalled';
+  return 'Pending';
+}
+
+/** The status with `state` set from its conditions: what every write stores. */
+export function withState(s: HelmAppStatus): HelmAppStatus {
+  const state = stateOf(s);
+  return s.state === state ? s : { ...s, state };
 }
 
 export function sameStatus(a: HelmAppStatus, b: HelmAppStatus): boolean {

@@ -4,8 +4,10 @@ import { ConflictError } from '../../kube/errors.js';
 import type { CrAccess, CustomResource, HelmAppStatus } from '../types.js';
 import { StatusUpdater } from './updater.js';
 
+/** A status as this operator stores it: `state` is derived from the conditions at every write. */
 const DEPLOYED: HelmAppStatus = {
   conditions: [{ type: 'Deployed', status: 'True', reason: 'InstallSuccessful', lastTransitionTime: 't' }],
+  state: 'Deployed',
 };
 
 function world(cr: Partial<CustomResource['metadata']> = {}, status?: unknown) {
@@ -57,6 +59,14 @@ describe('StatusUpdater', () => {
     await w.updater.apply(w.signal);
     expect(w.writes).toEqual(['status=Deployed', 'finalizers=other']);
     expect(w.updater.shown).toEqual(DEPLOYED);
+  });
+
+  it('stores the state word derived from the conditions, so that a status without it is written once', async () => {
+    const older = world({}, { conditions: DEPLOYED.conditions });
+    older.updater.setStatus({ conditions: DEPLOYED.conditions });
+    await older.updater.apply(older.signal);
+    expect(older.writes).toEqual(['status=Deployed']);
+    expect(older.updater.shown.state).toBe('Deployed');
   });
 
   it('writes a status equal to the stored one only when the CR has no status at all', async () => {
@@ -161,6 +171,7 @@ describe('StatusUpdater', () => {
   describe('writeNow', () => {
     const RUNNING: HelmAppStatus = {
       conditions: [{ type: 'Reconciling', status: 'True', reason: 'HelmStillRunning', lastTransitionTime: 't' }],
+      state: 'HelmRunning',
     };
 
     it('writes the changed status at once and leaves what apply() would write queued', async () => {

@@ -5,7 +5,7 @@
 import { withFinalizer, withoutFinalizers } from '../../finalizers/finalizers.js';
 import { ConflictError } from '../../kube/errors.js';
 import type { CrAccess, CustomResource, HelmAppStatus } from '../types.js';
-import { readStatus, sameStatus } from './status.js';
+import { readStatus, sameStatus, withState } from './status.js';
 
 export interface StatusUpdaterOptions {
   readonly crs: CrAccess;
@@ -61,7 +61,7 @@ export class StatusUpdater {
    */
   async writeNow(change: (shown: HelmAppStatus) => HelmAppStatus, signal: AbortSignal): Promise<void> {
     await this.#onLatest(signal, async () => {
-      const status = change(this.#shown);
+      const status = withState(change(this.#shown));
       if (sameStatus(this.#shown, status)) return;
       this.#cr = await this.#crs.writeStatus(this.#cr, status, { signal });
       this.#shown = status;
@@ -86,7 +86,7 @@ export class StatusUpdater {
   async apply(signal: AbortSignal): Promise<void> {
     const callbacks = this.#afterApply;
     this.#afterApply = [];
-    const status = this.#pending;
+    const status = this.#pending && withState(this.#pending);
     if (status !== undefined) {
       await this.#onLatest(signal, async () => {
         if (!sameStatus(this.#shown, status) || this.#cr.status === undefined) {

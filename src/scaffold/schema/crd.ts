@@ -22,8 +22,13 @@ export interface CrdInput {
 
 /** The printer columns of this project's CRDs: the Deployed condition, its reason, the release revision, the age. */
 export const PRINTER_COLUMNS = [
-  { name: 'Deployed', type: 'string', jsonPath: '.status.conditions[?(@.type=="Deployed")].status' },
-  { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Deployed")].reason' },
+  {
+    name: 'Status',
+    type: 'string',
+    description:
+      'Paused, Irreconcilable, InstallFailed, UpgradeFailed, UninstallFailed, RolloutHeld, HelmRunning, Deployed, Uninstalling, Uninstalled or Pending',
+    jsonPath: '.status.state',
+  },
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
   { name: 'Revision', type: 'integer', jsonPath: '.status.deployedRelease.revision' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

@@ -2,14 +2,36 @@
 // a failed install is uninstalled and retried once the spec is fixed; a failed upgrade is rolled back and reported
 // as UpgradeError; retries of a broken spec back off; a name over Helm's 53 characters gets a clear condition.
 // A chart that does not render is render-failure.test.ts.
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { releaseRevisions } from '../../support/operator.js';
 import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
+import { run } from '../../support/run.js';
 
 describe('failure handling', () => {
   const f = useOperatorFixture('Failing', 'op-fail');
   const poll = POLL;
   const create = (name: string, spec: unknown) => f.create(name, spec);
+  /** `kubectl get <plural> <name>`'s columns, by header (the CRD has the scaffold's printer columns). */
+  const getColumns = async (name: string): Promise<Record<string, string>> => {
+    const kind = f.kinds[0];
+    const out = await run(inject('cluster').kubectl ?? 'kubectl', [
+      '--kubeconfig',
+      inject('cluster').kubeconfig,
+      'get',
+      `${kind?.plural}.${kind?.group}`,
+      name,
+      '-n',
+      f.ns,
+    ]);
+    const [header = '', row = ''] = out.trim().split('\n');
+    const cells = row.trim().split(/\s{2,}/);
+    return Object.fromEntries(
+      header
+        .trim()
+        .split(/\s{2,}/)
+        .map((h, i) => [h, cells[i] ?? '']),
+    );
+  };
 
   describe('when the install fails after helm recorded the release', () => {
     it('uninstalls it, reports ReleaseFailed/InstallError, and installs once the spec is fixed', async () => {
@@ -25,6 +47,7 @@ describe('failure handling', () => {
 
       await f.crs.setSpec('bad-install', { invalidObject: false });
       await expect.poll(async () => (await f.crs.condition('bad-install', 'Deployed'))?.status, poll).toBe('True');
+      await expect.poll(() => getColumns('bad-install'), poll).toMatchObject({ STATUS: 'Deployed', REVISION: '1' });
       const fixed = await f.crs.get('bad-install');
       expect(fixed.status?.conditions?.find((c) => c.type === 'ReleaseFailed')).toBeUndefined();
       expect(fixed.status?.failures).toBeUndefined();
@@ -42,6 +65,10 @@ describe('failure handling', () => {
         .poll(async () => (await f.crs.condition('bad-upgrade', 'ReleaseFailed'))?.reason, poll)
         .toBe('UpgradeError');
       expect((await f.crs.condition('bad-upgrade', 'ReleaseFailed'))?.message).toMatch(/UPGRADE FAILED|99999|port/);
+      // kubectl get says so at a glance: the scaffold's Status column, while the revision stays the last good one.
+      await expect
+        .poll(() => getColumns('bad-upgrade'), poll)
+        .toMatchObject({ STATUS: 'UpgradeFailed', REVISION: '1' });
       // 1 deployed, 2 the failed upgrade, 3 the rollback to 1.
       await expect
         .poll(() => releaseRevisions(f.kube, f.ns, 'bad-upgrade'), poll)
