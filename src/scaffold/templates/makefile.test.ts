@@ -67,7 +67,8 @@ describe('the Makefile', () => {
   });
 
   it.skipIf(!HAVE_MAKE)('runs the documented commands (skipped without make and bash)', async () => {
-    const dry = async (...args: string[]) => (await make('-n', ...args)).trim();
+    // HELM_OPERATOR given: the commands as they run with a helm-operator on PATH (bin/'s install is its own test).
+    const dry = async (...args: string[]) => (await make('-n', 'HELM_OPERATOR=helm-operator', ...args)).trim();
     expect(await dry('run')).toBe('helm-operator run');
     expect(await dry('install')).toBe('kubectl kustomize config/crd | kubectl apply -f -');
     expect(await dry('uninstall')).toBe('kubectl kustomize config/crd | kubectl delete --ignore-not-found -f -');
@@ -90,6 +91,21 @@ describe('the Makefile', () => {
       'kubectl kustomize config/manifests | helm-operator generate bundle --version=0.0.1 --image=controller:latest -f -',
     );
   });
+
+  it.skipIf(!HAVE_MAKE)(
+    'installs helm-operator into bin/ first when none is on PATH (skipped without make)',
+    async () => {
+      // This machine has no helm-operator on PATH: the tests never install one there.
+      const run = (await make('-n', 'run')).trim().split('\n');
+      expect(run[0]).toMatch(/^npm install --prefix ".*\/bin\/helm-operator-ts" .* helm-operator-ts@\d+\.\d+\.\d+/);
+      expect(run[1]).toMatch(
+        /^ln -sf ".*\/bin\/helm-operator-ts\/node_modules\/.bin\/helm-operator" ".*\/bin\/helm-operator"$/,
+      );
+      expect(run[2]).toMatch(/\/bin\/helm-operator run$/);
+      const pkg = (await make('-n', 'HELM_OPERATOR_PACKAGE=/tmp/helm-operator-ts-0.1.0.tgz', 'helm-operator')).trim();
+      expect(pkg).toContain('--loglevel=error /tmp/helm-operator-ts-0.1.0.tgz');
+    },
+  );
 
   describe('make deploy', () => {
     it.skipIf(!HAVE_MAKE).each([

@@ -1,6 +1,8 @@
 // The project's Makefile: operator-sdk's variables and targets, with kubectl's built-in kustomize instead of a
-// downloaded kustomize, and helm-operator for run, undeploy, bundle, cleanup and RBAC generation.
+// downloaded kustomize, and helm-operator for run, undeploy, bundle, cleanup and RBAC generation (installed into bin/
+// with npm by `make helm-operator` when it is not there).
 // Called by src/scaffold/init/init.ts. Pure text; never names a download site.
+import { VERSION } from '../../version.js';
 import type { ScaffoldContext } from './context.js';
 
 /** Every target, in the order of the Makefile (the ones `make help` lists, plus `all`). */
@@ -16,6 +18,7 @@ export const MAKE_TARGETS = [
   'undeploy',
   'cleanup',
   'generate-rbac',
+  'helm-operator',
   'bundle',
   'bundle-build',
   'bundle-push',
@@ -65,7 +68,23 @@ CONTAINER_TOOL ?= docker
 # BASE_IMAGE, when set, replaces the helm-operator-ts base image named in the Dockerfile.
 BASE_IMAGE ?=
 KUBECTL ?= kubectl
+# HELM_OPERATOR: bin/helm-operator when there is one, else helm-operator on PATH, else bin/helm-operator, which
+# "make helm-operator" (and every target that runs it) installs first: HELM_OPERATOR_PACKAGE (the pinned version of
+# the CLI that scaffolded this project, from your npm registry; or a packed .tgz), with npm, into bin/.
+LOCALBIN ?= $(shell pwd)/bin
+HELM_OPERATOR_VERSION ?= ${VERSION}
+HELM_OPERATOR_PACKAGE ?= helm-operator-ts@$(HELM_OPERATOR_VERSION)
+ifneq (,$(wildcard $(LOCALBIN)/helm-operator))
+HELM_OPERATOR ?= $(LOCALBIN)/helm-operator
+else ifneq (,$(shell command -v helm-operator 2>/dev/null))
 HELM_OPERATOR ?= helm-operator
+else
+HELM_OPERATOR ?= $(LOCALBIN)/helm-operator
+endif
+# The targets that run helm-operator first install it into bin/, when that is the one they run.
+ifeq ($(HELM_OPERATOR),$(LOCALBIN)/helm-operator)
+HELM_OPERATOR_DEP = $(LOCALBIN)/helm-operator
+endif
 # How long undeploy waits for the operator to uninstall the releases of the custom resources.
 UNDEPLOY_TIMEOUT ?= 5m
 
@@ -90,7 +109,7 @@ help: ## Display this help.
 ##@ Build
 
 .PHONY: run
-run: ## Run the operator locally against the cluster of the current kubeconfig (make install first).
+run: $(HELM_OPERATOR_DEP) ## Run the operator locally against the cluster of the current kubeconfig (make install first).
 \t$(HELM_OPERATOR) run
 
 .PHONY: docker-build
@@ -129,21 +148,29 @@ deploy: ## Deploy the operator with image IMG to the cluster of the current kube
 \t$(KUBECTL) apply -f "$$tmp/manifests.yaml"
 
 .PHONY: undeploy
-undeploy: ## Undeploy: delete the custom resources, wait until their releases are uninstalled, then delete the rest.
+undeploy: $(HELM_OPERATOR_DEP) ## Undeploy: delete the custom resources, wait until their releases are uninstalled, then delete the rest.
 \t$(KUBECTL) kustomize config/default | $(HELM_OPERATOR) undeploy --timeout=$(UNDEPLOY_TIMEOUT) -f -
 
 .PHONY: cleanup
-cleanup: ## Escape hatch when the operator is gone or stuck: helm-operator cleanup (see its --help).
+cleanup: $(HELM_OPERATOR_DEP) ## Escape hatch when the operator is gone or stuck: helm-operator cleanup (see its --help).
 \t$(HELM_OPERATOR) cleanup
 
 .PHONY: generate-rbac
-generate-rbac: ## Regenerate the manager Role (config/rbac/role.yaml) from watches.yaml and the charts.
+generate-rbac: $(HELM_OPERATOR_DEP) ## Regenerate the manager Role (config/rbac/role.yaml) from watches.yaml and the charts.
 \t$(HELM_OPERATOR) generate rbac
+
+##@ Tools
+
+.PHONY: helm-operator
+helm-operator: $(LOCALBIN)/helm-operator ## Install helm-operator (HELM_OPERATOR_PACKAGE, with npm) into bin/.
+$(LOCALBIN)/helm-operator:
+\tnpm install --prefix "$(LOCALBIN)/helm-operator-ts" --no-audit --no-fund --loglevel=error $(HELM_OPERATOR_PACKAGE)
+\tln -sf "$(LOCALBIN)/helm-operator-ts/node_modules/.bin/helm-operator" "$(LOCALBIN)/helm-operator"
 
 ##@ Bundle
 
 .PHONY: bundle
-bundle: ## Generate the OLM bundle for VERSION, CHANNELS, DEFAULT_CHANNEL and IMG.
+bundle: $(HELM_OPERATOR_DEP) ## Generate the OLM bundle for VERSION, CHANNELS, DEFAULT_CHANNEL and IMG.
 \t$(KUBECTL) kustomize config/manifests | $(HELM_OPERATOR) generate bundle --version=$(VERSION) $(BUNDLE_METADATA_OPTS) --image=$(IMG) -f -
 
 .PHONY: bundle-build

@@ -33,12 +33,13 @@ describe('the packed CLI, installed into a prefix', { timeout: 240_000 }, () => 
   const cli = (...args: string[]) => run(join(prefix, 'bin', 'helm-operator'), args, { cwd: project, env });
   const kubectl = (...args: string[]) => run(cluster.kubectl ?? 'kubectl', args, { cwd: project, env });
   let installMs = 0;
+  let tgz = '';
 
   beforeAll(async () => {
     cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
-    const tgz = (await run(NPM, ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT })).trim();
+    tgz = join(work, (await run(NPM, ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT })).trim());
     const t0 = performance.now();
-    await run(NPM, ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tgz)], { env });
+    await run(NPM, ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tgz], { env });
     installMs = performance.now() - t0;
     mkdirSync(project, { recursive: true });
   });
@@ -87,5 +88,14 @@ describe('the packed CLI, installed into a prefix', { timeout: 240_000 }, () => 
     await expect
       .poll(() => isGone(() => kube.custom.getNamespacedCustomObject({ ...target, name: 'nginx-sample' })), POLL)
       .toBe(true);
+  });
+
+  it("installs the pinned CLI into the project's bin/ with make helm-operator, as operator-sdk's Makefile does", async () => {
+    await run('make', ['--no-print-directory', 'helm-operator', `HELM_OPERATOR_PACKAGE=${tgz}`], { cwd: project, env });
+    expect(await run(join(project, 'bin', 'helm-operator'), ['version'], { env })).toMatch(/^helm-operator-ts version/);
+    // Installed once: the file target is up to date, so a second make installs nothing.
+    expect(await run('make', ['--no-print-directory', '-n', 'helm-operator'], { cwd: project, env })).toMatch(
+      /up to date|Nothing to be done|^$/,
+    );
   });
 });
