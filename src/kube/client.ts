@@ -87,14 +87,21 @@ export function createKubeClient(options: CreateKubeClientOptions): KubeClientHa
   const clock = options.clock ?? realClock;
   const auth = createKubeAuth(selected, { env: options.env, clock });
   const agentFor = createAgentCache(server, cluster.proxyUrl);
+  const send = createSend({
+    server,
+    async prepare() {
+      const { headers, tls } = await auth();
+      return { headers, agent: agentFor(tls) };
+    },
+  });
   const client = new RestClient({
-    send: createSend({
-      server,
-      async prepare() {
-        const { headers, tls } = await auth();
-        return { headers, agent: agentFor(tls) };
-      },
-    }),
+    // A 401 re-reads the credentials at once (rate-limited) and the request is sent once more, as client-go does.
+    send: async (request) => {
+      const response = await send(request);
+      if (response.status !== 401 || !auth.refresh()) return response;
+      response.discard();
+      return send(request);
+    },
     userAgent: options.userAgent ?? `helm-operator-ts (${platform()}/${arch()})`,
     ...(options.rateLimit ? { limiter: new TokenBucket({ ...options.rateLimit, clock }) } : {}),
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,

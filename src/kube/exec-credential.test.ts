@@ -72,6 +72,17 @@ describe('createExecCredentialSource', () => {
     expect(runs()).toBe(2);
   });
 
+  it('runs the plugin again after invalidate() (the API server refused its credential), not before', async () => {
+    output({ token: 'tok-1' });
+    const { get } = source();
+    expect(await get()).toEqual({ token: 'tok-1' });
+    output({ token: 'tok-2' });
+    expect(await get()).toEqual({ token: 'tok-1' });
+    get.invalidate();
+    expect(await get()).toEqual({ token: 'tok-2' });
+    expect(runs()).toBe(2);
+  });
+
   it('runs once for concurrent callers, and keeps a credential without expiry', async () => {
     output({ clientCertificateData: 'CERT', clientKeyData: 'KEY' });
     const { get, clock } = source();

@@ -41,8 +41,14 @@ export interface ExecCredentialOptions {
   readonly stderr?: 'inherit' | 'ignore';
 }
 
+/** The current credential; `invalidate()` drops the cached one, so that the next call runs the plugin again. */
+export interface ExecCredentialSource {
+  (): Promise<ExecCredential>;
+  invalidate(): void;
+}
+
 /** Checks the configuration (throws a ConfigError) and returns a function that gives the current credential. */
-export function createExecCredentialSource(options: ExecCredentialOptions): () => Promise<ExecCredential> {
+export function createExecCredentialSource(options: ExecCredentialOptions): ExecCredentialSource {
   const { exec, user, clock } = options;
   if (!API_VERSIONS.includes(exec.apiVersion)) {
     throw new ConfigError(
@@ -54,7 +60,7 @@ export function createExecCredentialSource(options: ExecCredentialOptions): () =
   }
   let cached: { readonly credential: ExecCredential; readonly expiresAt: number | undefined } | undefined;
   let running: Promise<ExecCredential> | undefined;
-  return () => {
+  const current = () => {
     if (cached !== undefined && (cached.expiresAt === undefined || clock.now() < cached.expiresAt)) {
       return Promise.resolve(cached.credential);
     }
@@ -68,6 +74,11 @@ export function createExecCredentialSource(options: ExecCredentialOptions): () =
       });
     return running;
   };
+  return Object.assign(current, {
+    invalidate() {
+      cached = undefined;
+    },
+  });
 }
 
 function run(options: ExecCredentialOptions): Promise<{ credential: ExecCredential; expiresAt: number | undefined }> {

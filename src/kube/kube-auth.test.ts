@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes/clock.js';
 import { ConfigError } from '../core/errors.js';
-import { createKubeAuth } from './kube-auth.js';
+import { createKubeAuth, REFRESH_EVERY_MS } from './kube-auth.js';
 import type { KubeCluster, KubeUser, SelectedConfig } from './kubeconfig.js';
 
 let dir: string;
@@ -79,6 +79,24 @@ describe('createKubeAuth', () => {
     rmSync(tokenFile);
     clock.advance(60_000);
     expect((await auth()).headers.Authorization).toBe('Bearer second');
+  });
+
+  it('re-reads the token file at once after a 401 (refresh), at most once a second', async () => {
+    const clock = new FakeClock();
+    const tokenFile = file('token', 'revoked');
+    const auth = createKubeAuth(selected({ tokenFile }), { env: {}, clock });
+    expect((await auth()).headers.Authorization).toBe('Bearer revoked');
+    writeFileSync(tokenFile, 'fresh');
+    clock.advance(5_000); // long before the minute's re-read
+    expect(auth.refresh()).toBe(true);
+    expect((await auth()).headers.Authorization).toBe('Bearer fresh');
+    writeFileSync(tokenFile, 'fresher');
+    clock.advance(REFRESH_EVERY_MS - 1);
+    expect(auth.refresh()).toBe(false); // a token refused again within the second is not re-read in a loop
+    expect((await auth()).headers.Authorization).toBe('Bearer fresh');
+    clock.advance(1);
+    expect(auth.refresh()).toBe(true);
+    expect((await auth()).headers.Authorization).toBe('Bearer fresher');
   });
 
   it('prefers a readable token file over a static token, which is the fallback', async () => {

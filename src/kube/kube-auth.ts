@@ -1,6 +1,6 @@
 // Per-request credentials of the selected kubeconfig context: Authorization and impersonation headers, and the TLS
-// material (CA, client certificate and key, server name). Files are re-read at most once a minute (rotating
-// service-account tokens and certificates); exec plugins run through kube/exec-credential.ts. Called by
+// material (CA, client certificate and key, server name). Files are re-read once a minute (rotating service-account
+// tokens and certificates), and at once after a 401 (refresh); exec plugins run through kube/exec-credential.ts. Called by
 // kube/client.ts. Never logs; errors name files and fields, never their content.
 
 import { readFileSync } from 'node:fs';
@@ -33,20 +33,45 @@ export interface KubeAuthOptions {
   readonly execStderr?: 'inherit' | 'ignore';
 }
 
+/** Each request's credentials; `refresh()` after a 401 re-reads files and re-runs the exec plugin (see below). */
+export interface KubeAuth {
+  (): Promise<RequestAuth>;
+  /**
+   * The API server refused the credentials (401): the next request re-reads the token and certificate files and
+   * runs the exec plugin again, as client-go does, instead of waiting for the minute's re-read. At most once per
+   * REFRESH_EVERY_MS (a refused token that is still in the file is not re-read in a loop); false when it did not.
+   */
+  refresh(): boolean;
+}
+
+/** The least time between two refreshes after 401s. */
+export const REFRESH_EVERY_MS = 1_000;
+
 /**
  * Checks the user and cluster (throws a ConfigError for what is unsupported or unreadable now) and returns the
  * function that gives each request its credentials.
  */
-export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOptions): () => Promise<RequestAuth> {
+export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOptions): KubeAuth {
   const { cluster, user } = selected;
   const ttl = options.fileTtlMs ?? 60_000;
-  const file = (path: string, what: string) => fileSource(path, what, options.clock, ttl);
+  const refreshes = { generation: 0, at: Number.NEGATIVE_INFINITY };
+  const refresh = (invalidate?: () => void) => () => {
+    if (options.clock.now() - refreshes.at < REFRESH_EVERY_MS) return false;
+    refreshes.at = options.clock.now();
+    refreshes.generation++;
+    invalidate?.();
+    return true;
+  };
+  const generation = () => refreshes.generation;
+  const file = (path: string, what: string) => fileSource(path, what, options.clock, ttl, generation);
   const ca = material(cluster.caData, cluster.caFile, () =>
     file(cluster.caFile ?? '', `the CA of cluster ${cluster.name}`),
   );
   pem(ca, CERTIFICATE, `the CA of kubeconfig cluster ${cluster.name} (certificate-authority[-data])`);
   const tls = { rejectUnauthorized: !cluster.insecureSkipTlsVerify, ...opt('servername', cluster.tlsServerName) };
-  if (user === undefined) return async () => ({ headers: {}, tls: { ...tls, ...opt('ca', ca?.()) } });
+  if (user === undefined) {
+    return Object.assign(async () => ({ headers: {}, tls: { ...tls, ...opt('ca', ca?.()) } }), { refresh: refresh() });
+  }
 
   checkSupported(user);
   const of = `of kubeconfig user ${user.name}`;
@@ -57,7 +82,7 @@ export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOption
   }
   pem(cert, CERTIFICATE, `the client certificate ${of} (client-certificate[-data])`);
   pem(key, PRIVATE_KEY, `the client key ${of} (client-key[-data])`);
-  const token = tokenSource(user, options.clock, ttl);
+  const token = tokenSource(user, options.clock, ttl, generation);
   const exec =
     user.exec === undefined
       ? undefined
@@ -79,7 +104,7 @@ export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOption
       ? `Basic ${Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64')}`
       : undefined;
 
-  return async () => {
+  const current = async () => {
     const credential: ExecCredential = exec === undefined ? {} : await exec();
     const bearer = token?.() ?? credential.token;
     const authorization = bearer !== undefined ? `Bearer ${bearer}` : basic;
@@ -94,6 +119,7 @@ export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOption
       },
     };
   };
+  return Object.assign(current, { refresh: refresh(exec?.invalidate) });
 }
 
 /** What is read from a kubeconfig but not supported: a ConfigError that says what to use instead. */
@@ -135,12 +161,17 @@ function clusterInfo(cluster: KubeCluster): ExecClusterInfo {
  * The bearer token: like client-go, a tokenFile's last good content wins over a static token, which is the
  * fallback when the file cannot be read. Without a static token the file must be readable now.
  */
-function tokenSource(user: KubeUser, clock: Clock, ttl: number): (() => string | undefined) | undefined {
+function tokenSource(
+  user: KubeUser,
+  clock: Clock,
+  ttl: number,
+  generation: () => number,
+): (() => string | undefined) | undefined {
   const { token, tokenFile } = user;
   if (tokenFile === undefined) return token === undefined ? undefined : () => token;
   let read: (() => Buffer) | undefined;
   try {
-    read = fileSource(tokenFile, `the token file of kubeconfig user ${user.name}`, clock, ttl);
+    read = fileSource(tokenFile, `the token file of kubeconfig user ${user.name}`, clock, ttl, generation);
   } catch (err) {
     if (token === undefined) throw err;
   }
@@ -179,10 +210,16 @@ function material(
 }
 
 /**
- * A file read now (a ConfigError if it cannot be) and again once `ttl` has passed; a failed re-read keeps the last
- * good content (a rotation in progress).
+ * A file read now (a ConfigError if it cannot be) and again once `ttl` has passed or `generation()` has moved on (a
+ * refresh after a 401); a failed re-read keeps the last good content (a rotation in progress).
  */
-export function fileSource(path: string, what: string, clock: Clock, ttl: number): () => Buffer {
+export function fileSource(
+  path: string,
+  what: string,
+  clock: Clock,
+  ttl: number,
+  generation: () => number = () => 0,
+): () => Buffer {
   let value: Buffer;
   try {
     value = readFileSync(path);
@@ -190,9 +227,11 @@ export function fileSource(path: string, what: string, clock: Clock, ttl: number
     throw new ConfigError(`cannot read ${what} (${path})`, { cause: err });
   }
   let readAt = clock.now();
+  let readIn = generation();
   return () => {
-    if (clock.now() - readAt >= ttl) {
+    if (clock.now() - readAt >= ttl || readIn !== generation()) {
       readAt = clock.now();
+      readIn = generation();
       try {
         const next = readFileSync(path);
         if (!next.equals(value)) value = next;
