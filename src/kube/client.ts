@@ -96,9 +96,11 @@ export function createKubeClient(options: CreateKubeClientOptions): KubeClientHa
   });
   const client = new RestClient({
     // A 401 re-reads the credentials at once (rate-limited) and the request is sent once more, as client-go does.
+    // Requests refused together share one re-read: one sent before the latest refresh is simply sent again.
     send: async (request) => {
+      const before = auth.generation();
       const response = await send(request);
-      if (response.status !== 401 || !auth.refresh()) return response;
+      if (response.status !== 401 || (auth.generation() === before && !auth.refresh())) return response;
       response.discard();
       return send(request);
     },

@@ -95,7 +95,9 @@ describe('createKubeAuth', () => {
     expect(auth.refresh()).toBe(false); // a token refused again within the second is not re-read in a loop
     expect((await auth()).headers.Authorization).toBe('Bearer fresh');
     clock.advance(1);
+    const before = auth.generation();
     expect(auth.refresh()).toBe(true);
+    expect(auth.generation()).toBe(before + 1); // requests prepared before it are sent again without a re-read
     expect((await auth()).headers.Authorization).toBe('Bearer fresher');
   });
 

@@ -42,6 +42,8 @@ export interface KubeAuth {
    * REFRESH_EVERY_MS (a refused token that is still in the file is not re-read in a loop); false when it did not.
    */
   refresh(): boolean;
+  /** How many refreshes there have been: a request prepared before the latest one carried stale credentials. */
+  generation(): number;
 }
 
 /** The least time between two refreshes after 401s. */
@@ -70,7 +72,10 @@ export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOption
   pem(ca, CERTIFICATE, `the CA of kubeconfig cluster ${cluster.name} (certificate-authority[-data])`);
   const tls = { rejectUnauthorized: !cluster.insecureSkipTlsVerify, ...opt('servername', cluster.tlsServerName) };
   if (user === undefined) {
-    return Object.assign(async () => ({ headers: {}, tls: { ...tls, ...opt('ca', ca?.()) } }), { refresh: refresh() });
+    return Object.assign(async () => ({ headers: {}, tls: { ...tls, ...opt('ca', ca?.()) } }), {
+      refresh: refresh(),
+      generation,
+    });
   }
 
   checkSupported(user);
@@ -119,7 +124,7 @@ export function createKubeAuth(selected: SelectedConfig, options: KubeAuthOption
       },
     };
   };
-  return Object.assign(current, { refresh: refresh(exec?.invalidate) });
+  return Object.assign(current, { refresh: refresh(exec?.invalidate), generation });
 }
 
 /** What is read from a kubeconfig but not supported: a ConfigError that says what to use instead. */
