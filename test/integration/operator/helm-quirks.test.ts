@@ -114,12 +114,24 @@ describe.each(helms)('the operator with %s, for a chart with the YAML and lists 
   });
 
   it('puts back the defaulted imagePullPolicy changed by hand', async () => {
-    const d = await readDeployment();
-    const [c, ...rest] = d.spec?.template.spec?.containers ?? [];
-    if (!c || !d.spec?.template.spec) throw new Error('no container');
-    const spec = { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec } } };
-    spec.template.spec.containers = [{ ...c, imagePullPolicy: 'Always' }, ...rest];
-    await kube.apps.replaceNamespacedDeployment({ name: db, namespace: ns, body: { ...d, spec } });
+    // Read-modify-write, again on a conflict: the Deployment's controller writes its status meanwhile.
+    for (let attempt = 1; ; attempt++) {
+      const d = await readDeployment();
+      const [c, ...rest] = d.spec?.template.spec?.containers ?? [];
+      if (!c || !d.spec?.template.spec) throw new Error('no container');
+      const spec = { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec } } };
+      spec.template.spec.containers = [{ ...c, imagePullPolicy: 'Always' }, ...rest];
+      const written = await kube.apps
+        .replaceNamespacedDeployment({ name: db, namespace: ns, body: { ...d, spec } })
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (attempt >= 5 || !(err instanceof Error && 'code' in err && err.code === 409)) throw err;
+            return false;
+          },
+        );
+      if (written) break;
+    }
     await vi.waitFor(async () => expect((await container())?.imagePullPolicy).toBe('IfNotPresent'), POLL);
     expect((await container())?.env?.map((e) => e.name)).toEqual(['PGUSER', 'PGDATA', 'PGUSER']);
     expect((await driftEvents()).DriftRepairFailed).toEqual([]);
