@@ -1,6 +1,12 @@
 // Runs a command for tests and the chaos suite (helm, hack scripts, kubectl) and returns its stdout. Test-only: the operator's own helm
 // calls go through the helm adapter. Failures throw with the command, exit code and stderr tail.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The folder of the Node running the tests (the machine's own Node may be older), and its npm. */
+export const NODE_BIN = dirname(process.execPath);
+export const NPM = existsSync(join(NODE_BIN, 'npm')) ? join(NODE_BIN, 'npm') : 'npm';
 
 export interface RunOptions {
   readonly env?: NodeJS.ProcessEnv;

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -26,7 +26,7 @@ import { boundAddress } from '../../support/addresses.js';
 import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
 import { crClient } from '../../support/operator.js';
 import { launchOperator, type OperatorProcess } from '../../support/operator-process.js';
-import { run } from '../../support/run.js';
+import { NODE_BIN, NPM, run } from '../../support/run.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
@@ -42,8 +42,6 @@ const PKG = JSON.parse(read('package.json')) as {
   devDependencies: Record<string, string>;
 };
 const LOCK = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean }> };
-const NODE_BIN = dirname(process.execPath);
-const NPM = existsSync(join(NODE_BIN, 'npm')) ? join(NODE_BIN, 'npm') : 'npm';
 const POLL = { timeout: 60_000, interval: 250 } as const;
 
 /** Hard link when possible (same file system, no copy of 100 MB), else copy. Never changes the original. */

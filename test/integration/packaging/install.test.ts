@@ -8,10 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestNamespace, isGone, testKube } from '../../support/kube.js';
 import { ROOT, runCleanups } from '../../support/operator.js';
 import { launchOperator } from '../../support/operator-process.js';
-import { run } from '../../support/run.js';
+import { NODE_BIN, NPM, run } from '../../support/run.js';
 
-const NODE_BIN = dirname(process.execPath);
-const NPM = existsSync(join(NODE_BIN, 'npm')) ? join(NODE_BIN, 'npm') : 'npm';
 const POLL = { timeout: 90_000, interval: 250 } as const;
 const rand = () => Math.random().toString(36).slice(2, 8);
 
