@@ -78,8 +78,9 @@ export async function createTestNamespace(kube: TestKube, prefix: string): Promi
 }
 
 /**
- * Waits until a deployment controller, if the cluster runs one, is done with a Deployment's status and so with its
- * resourceVersion: `replicas` pods counted, and ready and available too when the cluster has `nodes` to run them.
+ * Waits until the deployment controller is done with a Deployment's status and so with its resourceVersion: the
+ * current generation observed, `replicas` pods counted, and ready and available too when the cluster has `nodes` to
+ * run them. A Deployment just (re)created has no status yet; that is not settled, its first status write is coming.
  */
 export async function deploymentSettled(
   kube: TestKube,
@@ -91,10 +92,9 @@ export async function deploymentSettled(
     async () => {
       const d = await kube.apps.readNamespacedDeployment(at);
       expect(d.spec?.replicas).toBe(replicas);
-      if (d.status?.observedGeneration === undefined) return;
-      expect(d.status.observedGeneration).toBe(d.metadata?.generation);
-      expect([d.status.replicas, d.status.updatedReplicas]).toEqual([replicas, replicas]);
-      if (nodes > 0) expect([d.status.readyReplicas, d.status.availableReplicas]).toEqual([replicas, replicas]);
+      expect(d.status?.observedGeneration).toBe(d.metadata?.generation);
+      expect([d.status?.replicas, d.status?.updatedReplicas]).toEqual([replicas, replicas]);
+      if (nodes > 0) expect([d.status?.readyReplicas, d.status?.availableReplicas]).toEqual([replicas, replicas]);
     },
     { timeout: 60_000, interval: 250 },
   );
