@@ -1,14 +1,16 @@
 # The operator image: helm built from Go modules, the compiled operator with its production dependencies only,
-# and this repository's sample watches.yaml + charts/ under /opt/helm (operator-sdk's layout: a project image
-# replaces them with `COPY watches.yaml` / `COPY charts`). Checked without a Docker engine by
-# test/unit/dockerfile.test.ts (structure, hadolint-style rules) and test/integration/packaging/image-stages.test.ts
-# (each stage's steps, run on this machine).
+# and this repository's sample watches.yaml + charts/ under /opt/helm (operator-sdk's layout). A scaffolded project's
+# Dockerfile (src/scaffold/templates/dockerfile.ts) has the same helm stage and runtime shape, with the CLI installed
+# from its npm package and the project's own watches.yaml and charts. Checked without a Docker engine by
+# test/unit/dockerfile.test.ts (structure, hadolint-style rules, both Dockerfiles) and
+# test/integration/packaging/image-stages.test.ts (each stage's steps, run on this machine).
 #
 # Base images are pinned by tag, not by digest: a digest cannot be looked up offline (the development machines reach
 # no container registry). Add `@sha256:…` to each FROM where the build has registry access.
 
 # The helm release the image ships; keep it equal to HELM3_VERSION in hack/testenv/build.sh (a unit test compares
-# them) so that the image runs the helm the integration tests ran.
+# them) so that the image runs the helm the integration tests ran, and to HELM_BUILD in
+# src/scaffold/templates/dockerfile.ts, the scaffolded projects' (compared too: both builds share one cached layer).
 ARG HELM_VERSION=v3.22.0
 # The Kubernetes version helm assumes where no cluster answers (`helm template`, kubeVersion checks, lint), stamped
 # in as helm's release build does (left out, helm 3 assumes v1.20 and refuses charts that need more). Keep it the
@@ -49,7 +51,7 @@ FROM debian:bookworm-slim
 COPY --from=build /usr/local/bin/node /usr/local/bin/node
 ENV NODE_ENV=production
 # A 1 MiB young generation: at 100 CRs the operator's RSS is ~105 MiB instead of ~145 MiB, with no measurable CPU cost
-# (README, "What it costs"). Projects built FROM this image inherit it; a Deployment's env can override it.
+# (README, "What it costs"). Scaffolded projects' images set it too; a Deployment's env can override it.
 ENV NODE_OPTIONS=--max-semi-space-size=1
 COPY --from=helm /go/bin/helm /usr/local/bin/helm
 COPY --from=build /src/package.json /opt/helm-operator/package.json

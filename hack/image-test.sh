@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make image-test`: builds the operator image with podman (`make docker-build`) and runs it as a real container
 # against a local control plane (test/image/, vitest project `image`), then prints the image's size, its layers, the
-# build time and the container's figures. Called by .ci/run after `make test`. Installs podman, runc and debootstrap
+# build time and the container's figures. test/image/project-image.test.ts also scaffolds a project with this
+# repository's CLI (dist/, built here first, and packed), builds its image with the project's own `make docker-build`
+# and runs that too; its build time and size join the figures. Called by .ci/run after `make test`. Installs podman, runc and debootstrap
 # from Debian's packages when missing (as root), builds the base-image stand-ins when no registry provides them
 # (hack/base-images.sh), and skips, saying why, on a machine where podman cannot run a container.
 set -euo pipefail
@@ -40,16 +42,20 @@ make --no-print-directory docker-build CONTAINER_TOOL="$TOOL" IMG="$IMG" >"${TMP
   { tail -n 40 "${TMPDIR:-/tmp}/image-test-build.log" >&2; echo "image-test: make docker-build failed" >&2; exit 1; }
 build_s=$(($(date +%s) - b0))
 
+# The scaffolded project's image installs this repository's CLI, packed from dist/.
+say "npm run build (the CLI a scaffolded project's image installs)"
+npm run --silent build
+
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
-say "running the image (vitest project image)"
+say "running the image, then a scaffolded project's (vitest project image)"
 IMAGE_TEST_IMAGE=$IMG CONTAINER_TOOL=$TOOL IMAGE_TEST_REPORT=$report npx vitest run --project image
 
 echo "==> image-test figures ($("$TOOL" --version), storage driver $("$TOOL" info --format '{{.Store.GraphDriverName}}'))" >&2
 {
   echo "| figure | value |"
   echo "|---|---|"
-  echo "| make docker-build (this run, with the layer cache as it found it) | ${build_s} s |"
+  echo "| this repository's image: make docker-build (this run, with the layer cache as it found it) | ${build_s} s |"
   node -e 'for (const [k, v] of Object.entries(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")))) console.log(`| ${k} | ${v} |`)' "$report"
   echo
   node bench/image-size.ts "$TOOL" "$IMG"

@@ -18,12 +18,14 @@ import { manifestObjects } from '../helm/manifest.js';
 import { createKubeClient } from '../kube/client.js';
 import { releaseReader } from '../records/reader.js';
 import { createApi } from '../scaffold/api/api.js';
-import { CREATE_API_USAGE, parseCreateApiArgs } from '../scaffold/api/flags.js';
+import { CREATE_API_USAGE, type CreateApiOptions, parseCreateApiArgs } from '../scaffold/api/flags.js';
 import { generateBundle } from '../scaffold/bundle/bundle.js';
 import { validateBundle } from '../scaffold/bundle/validate.js';
 import { writeFiles } from '../scaffold/files.js';
-import { INIT_USAGE, parseInitArgs, readProject, runInit } from '../scaffold/init/init.js';
-import { GENERATE_RBAC_USAGE, generateRbac, parseGenerateRbacArgs } from '../scaffold/rbac/rbac.js';
+import { INIT_USAGE, parseInitArgs, splitInitArgs } from '../scaffold/init/flags.js';
+import { readProject, runInit } from '../scaffold/init/init.js';
+import { GENERATE_RBAC_USAGE, parseGenerateRbacArgs } from '../scaffold/rbac/generate-flags.js';
+import { generateRbac } from '../scaffold/rbac/rbac.js';
 import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac/rules.js';
 import { HELM_BINARY_USAGE, parseToolFlags, takeHelmBinary } from './flags/tool.js';
 import { readAll } from './read-all.js';
@@ -129,10 +131,16 @@ export async function runCleanup(argv: readonly string[], io: ToolIo, signal: Ab
 
 export async function runInitCommand(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
   if (wantsHelp(argv, io, INIT_USAGE)) return 0;
-  const result = await runInit(parseInitArgs(argv, io.cwd), signal);
+  const { binary, rest } = takeHelmBinary('init', argv, io.env);
+  const split = splitInitArgs(rest);
+  const initOptions = parseInitArgs(split.init, io.cwd);
+  // Both commands' flags are checked before anything is written.
+  const api = split.api.length === 0 ? undefined : parseCreateApiArgs(split.api, io.cwd);
+  const result = await runInit(initOptions, signal);
   for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
   for (const f of result.written) io.stdout.write(`wrote ${f}\n`);
   if (result.skipped.length > 0) io.stdout.write(`unchanged: ${result.skipped.join(', ')}\n`);
+  if (api !== undefined) return createApiAndReport(api, binary, io, signal);
   io.stdout.write(
     'Next: helm-operator create api --helm-chart=<dir|.tgz|repo/chart|oci://…> (or --group/--version/--kind)\n',
   );
@@ -208,7 +216,15 @@ async function scaffoldDeps(binary: string, io: ToolIo, signal: AbortSignal) {
 export async function runCreateApi(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
   if (wantsHelp(argv, io, CREATE_API_USAGE + HELM_BINARY_USAGE)) return 0;
   const { binary, rest } = takeHelmBinary('create api', argv, io.env);
-  const opts = parseCreateApiArgs(rest, io.cwd);
+  return createApiAndReport(parseCreateApiArgs(rest, io.cwd), binary, io, signal);
+}
+
+async function createApiAndReport(
+  opts: CreateApiOptions,
+  binary: string,
+  io: ToolIo,
+  signal: AbortSignal,
+): Promise<number> {
   const deps = {
     ...(await scaffoldDeps(binary, io, signal)),
     progress: (line: string) => io.stderr.write(`${line}\n`),
@@ -225,6 +241,7 @@ export async function runGenerateRbac(argv: readonly string[], io: ToolIo, signa
   const { binary, rest } = takeHelmBinary('generate rbac', argv, io.env);
   const r = await generateRbac(parseGenerateRbacArgs(rest, io.cwd), await scaffoldDeps(binary, io, signal), signal);
   for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
+  for (const f of r.created) io.stdout.write(`wrote ${f}\n`);
   io.stdout.write(`wrote ${r.file} (${r.rules.length} rules)\n`);
   return 0;
 }

@@ -1,6 +1,7 @@
 // The closed set of error codes: every `code` an error of src/ can carry, each with its one-line meaning (the
-// README's "Error codes" table lists the same codes; test/unit/error-codes.test.ts checks both). Imported by
-// core/errors.ts and the error classes' modules; imports nothing. Never add a code without its README row.
+// "Error codes" table of docs/reference.md lists the same codes; test/unit/error-codes.test.ts checks both). Imported
+// by core/errors.ts and the error classes' modules; imports nothing. Never add a code without its docs/reference.md
+// row.
 
 /** Every error code, with what it means. */
 export const ERROR_CODES = {

@@ -1,6 +1,6 @@
-// The operator's error tree: every error has a stable `code` from the closed set in core/codes.ts (and the README's
-// error table) and keeps its `cause`. TerminalError means "do not retry"; every other error is retried with
-// per-key backoff. Imported by every layer; imports only core/codes.ts.
+// The operator's error tree: every error has a stable `code` from the closed set in core/codes.ts (and the error
+// table of docs/reference.md) and keeps its `cause`. TerminalError means "do not retry"; every other error is
+// retried with per-key backoff. Imported by every layer; imports only core/codes.ts.
 import type { ConfigCode, ErrorCode } from './codes.js';
 
 export abstract class OperatorError extends Error {

@@ -223,6 +223,12 @@ describe("the scaffolder's commands", () => {
     expect(() => templateArgs({ release: 'r', namespace: 'n', chart: '--evil' })).toThrow(TypeError);
   });
 
+  it('renders with values files in the order given, each after its own --values', () => {
+    const args = templateArgs({ release: 'r', namespace: 'n', chart: '/c', valuesFiles: ['/v/a.yaml', '/v/b.yaml'] });
+    expect(args.slice(-4)).toEqual(['--values', '/v/a.yaml', '--values', '/v/b.yaml']);
+    expect(() => templateArgs({ release: 'r', namespace: 'n', chart: '/c', valuesFiles: ['-x'] })).toThrow(TypeError);
+  });
+
   it('creates, pulls (version and repo as --flag=value) and builds dependencies', () => {
     expect(createArgs({ path: '/p/charts/web' })).toEqual(['create', '/p/charts/web']);
     expect(pullArgs({ chart: 'web', version: '-1', repo: 'https://r', untarDir: '/t' })).toEqual([

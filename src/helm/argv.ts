@@ -210,9 +210,11 @@ export interface TemplateArgs extends ReleaseRef {
   readonly includeCrds?: boolean;
   /** Capabilities.KubeVersion (`--kube-version`); helm's compiled-in default otherwise. */
   readonly kubeVersion?: string | undefined;
+  /** Values files (`--values`), later ones winning; the chart's defaults alone when empty. */
+  readonly valuesFiles?: readonly string[] | undefined;
 }
 
-/** `helm template`: renders the chart client-side with its default values; no cluster needed. */
+/** `helm template`: renders the chart client-side with its default values and any values files; no cluster needed. */
 export function templateArgs(p: TemplateArgs): string[] {
   return [
     'template',
@@ -221,6 +223,7 @@ export function templateArgs(p: TemplateArgs): string[] {
     ...common(p),
     ...flag(p.includeCrds, '--include-crds'),
     ...(p.kubeVersion === undefined ? [] : [`--kube-version=${p.kubeVersion}`]),
+    ...(p.valuesFiles ?? []).flatMap((f) => ['--values', operand('values file', f)]),
   ];
 }
 

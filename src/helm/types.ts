@@ -160,6 +160,8 @@ export interface TemplateParams extends HelmCallOptions {
   readonly includeCrds?: boolean;
   /** Capabilities.KubeVersion (`--kube-version`, e.g. `v1.36.0`); helm's compiled-in default otherwise. */
   readonly kubeVersion?: string | undefined;
+  /** Values files (`--values`), later ones winning; only the chart's defaults when absent. */
+  readonly valuesFiles?: readonly string[] | undefined;
 }
 
 export interface CreateParams extends HelmCallOptions {

@@ -1,5 +1,5 @@
 // The flag loop shared by `init` and `create api`: `--name=value`, `--name value` and a `--force[=bool]` switch,
-// with operator-sdk-style messages. Pure; called by init/init.ts and api/flags.ts. Never reads process.*.
+// with operator-sdk-style messages. Pure; called by init/flags.ts and api/flags.ts. Never reads process.*.
 import { ConfigError } from '../core/errors.js';
 
 const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
@@ -10,12 +10,14 @@ export interface ScaffoldFlags {
   readonly force: boolean;
   /** The `switches` given, by name (`--name` is true, `--name=false` false). */
   readonly switches: Map<string, boolean>;
+  /** Every value of each repeatable flag, in order. */
+  readonly lists: Map<string, string[]>;
 }
 
 /**
  * `command` names the command in messages ("init", "create api"); `accepts` is the human list of its flags.
  * A value that looks like a flag (`--domain --force`) is refused rather than taken as the value. `switches` are
- * more boolean flags like `--force`.
+ * more boolean flags like `--force`; `repeatable` string flags keep every value (`lists`), the others the last.
  */
 export function parseScaffoldFlags(
   command: string,
@@ -23,8 +25,10 @@ export function parseScaffoldFlags(
   stringFlags: readonly string[],
   accepts: string,
   switchFlags: readonly string[] = [],
+  repeatable: readonly string[] = [],
 ): ScaffoldFlags {
   const values = new Map<string, string>();
+  const lists = new Map<string, string[]>();
   const switches = new Map<string, boolean>();
   let force = false;
   for (let i = 0; i < argv.length; i++) {
@@ -50,6 +54,7 @@ export function parseScaffoldFlags(
       throw new ConfigError(`flag needs an argument: --${name}`);
     }
     values.set(name, value);
+    if (repeatable.includes(name)) lists.set(name, [...(lists.get(name) ?? []), value]);
   }
-  return { values, force, switches };
+  return { values, force, switches, lists };
 }

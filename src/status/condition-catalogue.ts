@@ -1,7 +1,7 @@
 // Every status condition the operator writes: the catalogue of types and their reasons (operator-sdk's four and
 // ours), and one constructor per type and reason, which the reconciler's status builders use instead of literals.
-// test/unit/catalogues.test.ts checks the README's conditions table against the catalogue. Pure data and builders;
-// never reads the clock or a CR.
+// test/unit/catalogues.test.ts checks docs/reference.md's conditions table against the catalogue. Pure data and
+// builders; never reads the clock or a CR.
 
 /** A reason that names a kind: `<Kind>NotReady` stands for DeploymentNotReady, JobNotReady, … */
 const KIND_REASON = /^<Kind>/;

@@ -8,7 +8,14 @@ import { loadYaml, type V1CustomResourceDefinition } from '@kubernetes/client-no
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { boundAddress } from '../support/addresses.js';
-import { type Container, imageUnderTest, runOnce, startContainer } from '../support/container.js';
+import {
+  type Container,
+  imageUnderTest,
+  podShape,
+  reportFigures,
+  runOnce,
+  startContainer,
+} from '../support/container.js';
 import { createTestNamespace, isGone, type TestKube, testKube } from '../support/kube.js';
 import { crClient, ROOT } from '../support/operator.js';
 import { run } from '../support/run.js';
@@ -35,23 +42,7 @@ describe('the operator image, run as a container', () => {
   const start = async () => {
     const c = await startContainer(
       u,
-      [
-        '--network=host',
-        '--read-only',
-        '--read-only-tmpfs=false',
-        '--user',
-        String(IMAGE_UID),
-        '--tmpfs',
-        '/tmp:rw,mode=1777,size=512m',
-        '--cap-drop=ALL',
-        '--security-opt=no-new-privileges',
-        '-v',
-        `${join(work, 'kubeconfig')}:/etc/helm-operator/kubeconfig:ro`,
-        '-e',
-        'KUBECONFIG=/etc/helm-operator/kubeconfig',
-        '-e',
-        `WATCH_NAMESPACE=${ns}`,
-      ],
+      podShape({ uid: IMAGE_UID, kubeconfig: join(work, 'kubeconfig'), namespace: ns }),
       ['--health-probe-bind-address=127.0.0.1:0', '--metrics-bind-address=127.0.0.1:0'],
     );
     started.push(c);
@@ -92,8 +83,7 @@ describe('the operator image, run as a container', () => {
     for (const c of started) await c.remove();
     await deleteNs?.();
     if (work) rmSync(work, { recursive: true, force: true });
-    const report = process.env.IMAGE_TEST_REPORT;
-    if (report) writeFileSync(report, `${JSON.stringify(figures, null, 2)}\n`);
+    reportFigures(figures);
   });
 
   it("ships the Dockerfile's helm, built for the test plane's Kubernetes version, and no npm or corepack", async () => {

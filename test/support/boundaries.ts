@@ -10,8 +10,8 @@ import ts from 'typescript';
 const SRC = resolve(import.meta.dirname, '../../src');
 
 /**
- * The layer map, lowest first: a folder of src/ may import its own layer and those below, never above. The README's
- * architecture section shows the same map.
+ * The layer map, lowest first: a folder of src/ may import its own layer and those below, never above. The
+ * architecture section of docs/contributing.md shows the same map.
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ['', 'core', 'status', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)

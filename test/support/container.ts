@@ -2,6 +2,7 @@
 // extra flags (hack/container-flags.sh), and small wrappers over `podman run/exec/inspect/logs/stop`. Test-only; it
 // never builds images (the script does) and removes every container it started.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './operator.js';
 import { run } from './run.js';
@@ -20,9 +21,49 @@ export function imageUnderTest(env: NodeJS.ProcessEnv = process.env): ImageUnder
   return { image, tool: env.CONTAINER_TOOL || 'podman' };
 }
 
+/**
+ * Adds a test file's measured figures to the report hack/image-test.sh prints (`IMAGE_TEST_REPORT`, a JSON object):
+ * each image test file adds its own, in the order the files ran. Does nothing outside the script.
+ */
+export function reportFigures(figures: Record<string, string | number>, env: NodeJS.ProcessEnv = process.env): void {
+  const report = env.IMAGE_TEST_REPORT;
+  if (!report) return;
+  const text = existsSync(report) ? readFileSync(report, 'utf8').trim() : '';
+  const before = text === '' ? {} : (JSON.parse(text) as Record<string, string | number>);
+  writeFileSync(report, `${JSON.stringify({ ...before, ...figures }, null, 2)}\n`);
+}
+
 /** The runtime and ulimit flags this machine needs (hack/container-flags.sh), as argv words. */
 export async function machineFlags(): Promise<string[]> {
   return (await run('bash', [join(ROOT, 'hack/container-flags.sh')])).trim().split(/\s+/).filter(Boolean);
+}
+
+/**
+ * `podman run` flags for a pod's shape: host network, a read-only root with only a tmpfs /tmp writable, `uid`, no
+ * capabilities, the kubeconfig file mounted read-only, and WATCH_NAMESPACE.
+ */
+export function podShape(p: {
+  readonly uid: number;
+  readonly kubeconfig: string;
+  readonly namespace: string;
+}): string[] {
+  return [
+    '--network=host',
+    '--read-only',
+    '--read-only-tmpfs=false',
+    '--user',
+    String(p.uid),
+    '--tmpfs',
+    '/tmp:rw,mode=1777,size=512m',
+    '--cap-drop=ALL',
+    '--security-opt=no-new-privileges',
+    '-v',
+    `${p.kubeconfig}:/etc/helm-operator/kubeconfig:ro`,
+    '-e',
+    'KUBECONFIG=/etc/helm-operator/kubeconfig',
+    '-e',
+    `WATCH_NAMESPACE=${p.namespace}`,
+  ];
 }
 
 export interface Container {

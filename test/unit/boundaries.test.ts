@@ -1,5 +1,5 @@
 // The architecture's boundaries, checked rather than only written (the map and the checker are in
-// test/support/boundaries.ts; the README's architecture section shows the same map). Part of `make test`.
+// test/support/boundaries.ts; docs/contributing.md's architecture section shows the same map). Part of `make test`.
 import { describe, expect, it } from 'vitest';
 import { moduleOf as mod, readModules, violations } from '../support/boundaries.js';
 

@@ -1,20 +1,24 @@
-// Guards the catalogues against the README, as error-codes.test.ts guards the error codes: every CR annotation of
-// src/reconciler/inputs/annotation-catalogue.ts is a row of the README's annotation table with the same default, and
-// its documenting section exists and names it; every condition type and reason of src/status/condition-catalogue.ts is
-// in the README's conditions table, and the table names no other.
+// Guards the catalogues against the docs, as error-codes.test.ts guards the error codes: every CR annotation of
+// src/reconciler/inputs/annotation-catalogue.ts is a row of docs/reference.md's annotation table with the same default,
+// and its documenting section of docs/user-guide.md exists and names it; every condition type and reason of
+// src/status/condition-catalogue.ts is in docs/reference.md's conditions table, and the table names no other.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_PREFIX, annotationEntries } from '../../src/reconciler/inputs/annotation-catalogue.js';
 import { CONDITION_CATALOGUE } from '../../src/status/condition-catalogue.js';
 
-const README = readFileSync(join(resolve(import.meta.dirname, '../..'), 'README.md'), 'utf8');
+const DOCS = join(resolve(import.meta.dirname, '../..'), 'docs');
+/** The tables of annotations and conditions. */
+const REFERENCE = readFileSync(join(DOCS, 'reference.md'), 'utf8');
+/** The sections the annotation catalogue names. */
+const USER_GUIDE = readFileSync(join(DOCS, 'user-guide.md'), 'utf8');
 
-/** The rows of the README table whose header line is `header`: each row's cells, trimmed. */
+/** The rows of the docs/reference.md table whose header line is `header`: each row's cells, trimmed. */
 function table(header: string): string[][] {
-  const lines = README.split('\n');
+  const lines = REFERENCE.split('\n');
   const start = lines.indexOf(header);
-  expect(start, `the README has a table headed ${header}`).toBeGreaterThan(-1);
+  expect(start, `docs/reference.md has a table headed ${header}`).toBeGreaterThan(-1);
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
@@ -31,19 +35,19 @@ function table(header: string): string[][] {
 /** The backticked words of a cell. */
 const ticked = (cell: string | undefined) => [...(cell ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
 
-/** The section under a `##`/`###` heading, up to the next heading of any level. */
+/** The docs/user-guide.md section under a `##`/`###` heading, up to the next heading of any level. */
 function section(heading: string): string | undefined {
-  const at = README.search(new RegExp(`^#{2,3} ${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  const at = USER_GUIDE.search(new RegExp(`^#{2,3} ${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   if (at < 0) return undefined;
-  const rest = README.slice(at);
+  const rest = USER_GUIDE.slice(at);
   const body = rest.indexOf('\n') + 1;
   const next = rest.slice(body).search(/^#{2,4} /m);
   return next < 0 ? rest : rest.slice(0, body + next);
 }
 
-describe('the annotation catalogue and the README', () => {
+describe('the annotation catalogue and the docs', () => {
   const rows = table('| annotation | default | effect |');
-  /** README default by annotation (a row may name several that share it; a note in parentheses may follow). */
+  /** The documented default by annotation (a row may name several that share it; a note in parentheses may follow). */
   const names = (cell: string | undefined) => ticked(cell?.split(' (')[0]);
   const documented = new Map(rows.flatMap(([cell, defaults]) => names(cell).map((n) => [n, defaults ?? ''])));
   const entries = annotationEntries().map((e) => ({ ...e, short: e.name.slice(ANNOTATION_PREFIX.length) }));
@@ -58,13 +62,13 @@ describe('the annotation catalogue and the README', () => {
   });
 
   it.each(entries.map((e) => [e.short, e] as const))('documents %s in the section the catalogue names', (_, e) => {
-    expect(section(e.readme), `a README section "${e.readme}"`).toContain(`\`${e.short}\``);
+    expect(section(e.readme), `a docs/user-guide.md section "${e.readme}"`).toContain(`\`${e.short}\``);
   });
 });
 
-describe('the condition catalogue and the README', () => {
+describe('the condition catalogue and the docs', () => {
   const rows = table('| condition | status / reason | when |');
-  /** The README's reasons by condition type (every row of a type: Deployed has two). */
+  /** The documented reasons by condition type (every row of a type: Deployed has two). */
   const documented = new Map<string, Set<string>>();
   for (const [typeCell, reasonCell] of rows) {
     const type = ticked(typeCell)[0] ?? '';

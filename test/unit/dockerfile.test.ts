@@ -1,8 +1,17 @@
 // A structural linter for the operator's Dockerfile (no Docker engine or hadolint here): parses it (continuations,
 // comments, ARG/FROM … AS, JSON-form instructions), applies cheap hadolint-style rules, and checks the image's
-// contract (stages, user, entrypoint, layout, production deps, the helm build equal to hack/testenv/build.sh's).
+// contract (stages, user, entrypoint, layout, production deps, the helm build equal to hack/testenv/build.sh's); then
+// the same for the Dockerfile `helm-operator init` scaffolds (src/scaffold/templates/dockerfile.ts), against this one.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import {
+  BASE_IMAGES,
+  DOCKERIGNORE,
+  HELM_BUILD,
+  IMAGE_PACKAGE_DIR,
+  IMAGE_USER,
+  dockerfile as scaffoldDockerfile,
+} from '../../src/scaffold/templates/dockerfile.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, root), 'utf8');
@@ -430,5 +439,90 @@ describe('.dockerignore', () => {
       const hits = ignored.filter((p) => !p.startsWith('!') && (p === src || src.startsWith(`${p}/`)));
       expect(hits, src).toEqual([]);
     }
+  });
+});
+
+// The Dockerfile `helm-operator init` writes into a project: self-contained (no image of this repository's to pull),
+// with this repository's helm build and the same runtime shape as its image.
+describe("a scaffolded project's Dockerfile", () => {
+  const text = scaffoldDockerfile();
+  const sdf = parseDockerfile(text);
+  const sFinal = sdf.stages[sdf.stages.length - 1] as Stage;
+  const sStage = (name: string) => sdf.stages.find((s) => s.name === name) as Stage;
+
+  it('finds nothing to flag but its npm install: of the packed CLI, which has no lockfile for npm ci', () => {
+    const findings = lint(sdf);
+    expect(findings.filter((f) => f.code !== 'NPM-CI-ONLY')).toEqual([]);
+    expect(findings.map((f) => f.line)).toEqual(
+      sStage('cli')
+        .instrs.filter((i) => i.keyword === 'RUN' && /\bnpm install\b/.test(i.args))
+        .map((i) => i.line),
+    );
+  });
+
+  it('is built in the stages helm, cli and an unnamed final stage, from the bases of the repository image', () => {
+    expect(sdf.stages.map((s) => [s.name, s.image])).toEqual([
+      ['helm', 'golang:1.26-bookworm'],
+      ['cli', 'node:24-bookworm-slim'],
+      [undefined, 'debian:bookworm-slim'],
+    ]);
+    expect(new Set(sdf.stages.map((s) => s.image))).toEqual(new Set(df.stages.map((s) => s.image)));
+    // Build args name the bases (mirrors); their defaults are src's BASE_IMAGES.
+    expect(Object.fromEntries([...sdf.globalArgs].filter(([k]) => k.endsWith('_IMAGE')))).toEqual(BASE_IMAGES);
+  });
+
+  it("builds the repository image's helm: the same ARG values (src's HELM_BUILD), the same stage text (one cached layer)", () => {
+    const helmArgs = (d: Dockerfile) =>
+      ['HELM_VERSION', 'HELM_K8S_MAJOR', 'HELM_K8S_MINOR'].map((k) => d.globalArgs.get(k));
+    expect(helmArgs(sdf)).toEqual(helmArgs(df));
+    expect(helmArgs(df)).toEqual([HELM_BUILD.version, HELM_BUILD.k8sMajor, HELM_BUILD.k8sMinor]);
+    // podman and buildah key a layer on its parent and its instruction's text (continuations and all): the helm
+    // stage after its FROM is the same text in both files, so the second build reuses the first one's helm.
+    const helmStage = (t: string) => /^FROM \S+ AS helm\n([\s\S]*?)\n\n/m.exec(t)?.[1];
+    expect(helmStage(text)).toBeDefined();
+    expect(helmStage(text)).toBe(helmStage(read('Dockerfile')));
+  });
+
+  it('installs the CLI that make docker-build packs into bin/image/, production dependencies only, into a prefix', () => {
+    expect(copies(sStage('cli'))).toEqual([
+      { from: undefined, sources: [`${IMAGE_PACKAGE_DIR}/*.tgz`], dest: '/tmp/helm-operator/' },
+    ]);
+    expect(last(sStage('cli'), 'WORKDIR')?.args).toBe('/opt/helm-operator');
+    // A plain install in the WORKDIR: --global or --prefix would move npm's global config off the base image's.
+    const install = (runs(sStage('cli')).find((r) => r.startsWith('npm install')) ?? '').split(/\s+/);
+    expect(install).toEqual(expect.arrayContaining(['--omit=dev', '/tmp/helm-operator/*.tgz']));
+    expect(install.filter((w) => /^(-g|--global|--prefix|--location)\b/.test(w))).toEqual([]);
+  });
+
+  it('has the runtime shape of the repository image: entrypoint, workdir, user, env, node alone, helm-operator on PATH', () => {
+    for (const keyword of ['ENTRYPOINT', 'CMD', 'WORKDIR', 'USER']) {
+      expect(last(sFinal, keyword)?.args, keyword).toBe(last(final, keyword)?.args);
+    }
+    const env = (s: Stage) => Object.fromEntries(s.instrs.filter((i) => i.keyword === 'ENV').flatMap(envPairs));
+    expect(env(sFinal)).toEqual(env(final));
+    expect(copies(sFinal)).toEqual([
+      { from: 'cli', sources: ['/usr/local/bin/node'], dest: '/usr/local/bin/node' },
+      { from: 'helm', sources: ['/go/bin/helm'], dest: '/usr/local/bin/helm' },
+      { from: 'cli', sources: ['/opt/helm-operator'], dest: '/opt/helm-operator' },
+      { from: undefined, sources: ['watches.yaml'], dest: '/opt/helm/watches.yaml' },
+      { from: undefined, sources: ['charts'], dest: '/opt/helm/charts' },
+    ]);
+    // npm's bin link (node_modules/.bin/helm-operator → ../<package>/dist/cmd/main.js, made executable by npm),
+    // whatever the package's name.
+    expect(runs(sFinal)).toEqual([
+      'ln -s /opt/helm-operator/node_modules/.bin/helm-operator /usr/local/bin/helm-operator',
+    ]);
+    expect(last(sFinal, 'USER')?.args).toBe(IMAGE_USER);
+  });
+
+  it('has a .dockerignore that lets in exactly what it copies from the context (and bundle/, for bundle-build)', () => {
+    const lines = DOCKERIGNORE.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    const sources = sdf.stages.flatMap((s) =>
+      copies(s)
+        .filter((c) => c.from === undefined)
+        .flatMap((c) => c.sources),
+    );
+    expect(lines[0]).toBe('*');
+    expect(lines.slice(1).sort()).toEqual([...sources, 'bundle'].map((s) => `!${s}`).sort());
   });
 });

@@ -1,5 +1,5 @@
-// Guards the closed set of error codes: src/core/codes.ts and the README's "Error codes" table list the same codes,
-// every code an error class of src/ declares or is built with is one of them, and none of them is unused.
+// Guards the closed set of error codes: src/core/codes.ts and docs/reference.md's "Error codes" table list the same
+// codes, every code an error class of src/ declares or is built with is one of them, and none of them is unused.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -18,10 +18,10 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The codes in the first column of the README's "Error codes" table. */
-function readmeCodes(): string[] {
-  const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = text.indexOf('### Error codes');
+/** The codes in the first column of docs/reference.md's "Error codes" table. */
+function documentedCodes(): string[] {
+  const text = readFileSync(join(ROOT, 'docs/reference.md'), 'utf8');
+  const start = text.indexOf('## Error codes');
   expect(start).toBeGreaterThan(-1);
   const section = text.slice(start).split(/\n#{2,3} /)[0] ?? '';
   const rows = section.split('\n').filter((l) => l.startsWith('| `'));
@@ -90,8 +90,8 @@ function scan(): { found: Found[]; open: string[] } {
 describe('error codes', () => {
   const { found, open } = scan();
 
-  it('are listed the same in src/core/codes.ts and in the README table', () => {
-    expect([...readmeCodes()].sort()).toEqual(listed);
+  it('are listed the same in src/core/codes.ts and in the docs/reference.md table', () => {
+    expect([...documentedCodes()].sort()).toEqual(listed);
   });
 
   it('list LEADER_ELECTION_LOST', () => {

@@ -103,7 +103,7 @@ export function showCondition(c: { type: string; status: string; reason?: string
 export interface ConditionExpectation {
   readonly type: 'Irreconcilable' | 'ReleaseFailed' | 'Deployed';
   readonly reason: string;
-  /** A fragment of the message that the README documents (or helm prints). */
+  /** A fragment of the message that the docs (docs/*.md) document (or helm prints). */
   readonly match: RegExp;
 }
 

@@ -1,5 +1,5 @@
 // Bad-input cases about a CR itself: its spec, its name, its values, its size and its annotations (values-from
-// included), each with the condition or event the README documents. A table for index.ts;
+// included), each with the condition or event the docs (docs/*.md) document. A table for index.ts;
 // every CR lives in the scenario's namespace, and nothing here touches the canary or another case's objects.
 import { randomBytes } from 'node:crypto';
 import {

@@ -1,6 +1,6 @@
 // The startup bad-input cases as data: watches.yaml, charts, helm, kubeconfig, flags and CRDs, each with the error
-// code and message fragment the README documents (or, for an unknown watches key, the documented warning). A table
-// for index.ts, run by startup.ts; writes nothing but its own input files.
+// code and message fragment the docs (docs/*.md) document (or, for an unknown watches key, the documented warning).
+// A table for index.ts, run by startup.ts; writes nothing but its own input files.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubeconfigWith, type StartupCase } from './startup.ts';

@@ -1,6 +1,6 @@
 // Bad-input cases at startup: a bad watches.yaml, chart, helm, kubeconfig, flag or missing CRD, each run as a short
 // operator process that must exit non-zero with the documented code and a message naming the problem within a
-// deadline (not hang), or, for what the README calls a warning, keep running. Used by index.ts;
+// deadline (not hang), or, for what the docs (docs/*.md) call a warning, keep running. Used by index.ts;
 // each process watches only an empty namespace and is stopped in a finally.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // Every CR annotation the operator honours, one entry each: its full name, whose it is (operator-sdk's or ours), its
-// default as the README's annotation table states it, the README section that documents it, and how a present value
-// is read (with the warning for an invalid one). Read by annotations.ts, pause.ts, requests.ts and values-from.ts;
-// test/unit/catalogues.test.ts checks the README against it. Pure; never reads a CR itself.
+// default as docs/reference.md's annotation table states it, the docs/user-guide.md section that documents it, and how
+// a present value is read (with the warning for an invalid one). Read by annotations.ts, pause.ts, requests.ts and
+// values-from.ts; test/unit/catalogues.test.ts checks the docs against it. Pure; never reads a CR itself.
 import { parseDuration } from '../../config/duration.js';
 import { VALUES_FROM_ANNOTATION } from '../../config/values-from.js';
 import { parseHelmTimeout } from '../../helm/timeout.js';
@@ -15,9 +15,9 @@ export interface AnnotationEntry<T> {
   /** The full annotation name. */
   readonly name: string;
   readonly origin: 'operator-sdk' | 'ours';
-  /** The default, exactly as the README's annotation table states it. */
+  /** The default, exactly as docs/reference.md's annotation table states it. */
   readonly default: string;
-  /** The README heading (without #) of the section that documents it. */
+  /** The docs/user-guide.md heading (without #) of the section that documents it. */
   readonly readme: string;
   /** Reads a present value (possibly empty); undefined: as if absent (an empty boolean). */
   readonly read: (raw: string) => Read<T> | undefined;
@@ -123,7 +123,7 @@ export function readAnnotation<T>(
   return raw === undefined ? undefined : entry.read(raw);
 }
 
-/** The catalogue's entries, for the README check and for listing them. */
+/** The catalogue's entries, for the docs check and for listing them. */
 export function annotationEntries(): readonly AnnotationEntry<unknown>[] {
   return Object.values(ANNOTATIONS);
 }

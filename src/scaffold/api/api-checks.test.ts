@@ -25,10 +25,7 @@ let helm: HelmCli;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'create-api-checks-'));
   project = join(dir, 'project');
-  await runInit(
-    { dir: project, domain: 'example.com', projectName: 'demo', operatorImage: 'helm-operator-ts:test', force: false },
-    signal(),
-  );
+  await runInit({ dir: project, domain: 'example.com', projectName: 'demo', force: false }, signal());
   if (helmBin !== undefined) helm = await scaffoldHelm(helmBin, dir);
 });
 

@@ -15,6 +15,7 @@ import { resolveRenderVersion } from '../rbac/kube-version.js';
 import { generateRbac, rulesForKind } from '../rbac/rbac.js';
 import { kindRoleFiles, readManagerRules, writeManagerRole } from '../rbac/role-files.js';
 import { baseRules, type DiscoverKind, mergeRules, valuesFromRules } from '../rbac/rules.js';
+import { checkValuesFlags, DEFAULTS, valuesFileSets } from '../rbac/value-sets.js';
 import { crdFileName, readValuesSchema, renderCrd } from '../schema/crd.js';
 import { PATHS } from '../templates/context.js';
 import {
@@ -113,8 +114,11 @@ export async function createApi(
       if (rejected.length > 0) throw new SampleRejectedError(chart, rejected);
     }
     const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
+    const valuesFiles = opts.valuesFiles ?? [];
+    await checkValuesFlags(valuesFiles, [kind]);
+    const values = [DEFAULTS, ...valuesFileSets(valuesFiles, kind)];
     const kindRules = await rulesForKind(
-      { group: qualified, kind, plural, chartDir: placed.dir, chartLabel: chart, kubeVersion },
+      { group: qualified, kind, plural, chartDir: placed.dir, chartLabel: chart, kubeVersion, values },
       deps,
       signal,
     );
@@ -171,7 +175,11 @@ export async function createApi(
     if (opts.valuesFrom) await enableProjectValuesFrom(dir, signal);
     const warnings = [...schema.warnings, ...sample.warnings, ...kindRules.warnings];
     if (opts.force) {
-      const regenerated = await generateRbac({ projectDir: dir, kubeVersion: opts.kubeVersion }, deps, signal);
+      const regenerated = await generateRbac(
+        { projectDir: dir, kubeVersion: opts.kubeVersion, valuesFiles },
+        deps,
+        signal,
+      );
       for (const w of regenerated.warnings) if (!warnings.includes(w)) warnings.push(w);
     } else {
       const valuesFrom = (await projectValuesFrom(dir, signal)) ? valuesFromRules() : [];

@@ -4,6 +4,7 @@
 import { ConfigError } from '../../core/errors.js';
 import { parseScaffoldFlags } from '../flags.js';
 import { DEFAULT_KUBE_VERSION, parseKubeVersionFlag } from '../rbac/kube-version.js';
+import { parseValuesFlag, type ValuesFileFlag } from '../rbac/value-sets.js';
 
 export interface CreateApiOptions {
   /** The project directory (where PROJECT is). */
@@ -27,6 +28,8 @@ export interface CreateApiOptions {
    * recorded in PROJECT so that `generate rbac` keeps it. @default false
    */
   readonly valuesFrom?: boolean;
+  /** `--values`: more values files to render the chart with for the manager role's rules (besides its defaults). */
+  readonly valuesFiles?: readonly ValuesFileFlag[] | undefined;
 }
 
 export const CREATE_API_USAGE = `Usage: helm-operator create api [flags]
@@ -51,6 +54,8 @@ Flags:
   --values-from                 let the operator read (get, list, watch) ConfigMaps and Secrets, for CRs that take
                                 chart values from them (the helm.sdk.operatorframework.io/values-from annotation);
                                 recorded in PROJECT, so generate rbac keeps it
+  --values string               also render the chart with this values file for the manager role's rules (for
+                                what CRs will enable beyond the defaults, e.g. an ingress); repeatable
 `;
 
 const STRING_FLAGS = [
@@ -63,6 +68,7 @@ const STRING_FLAGS = [
   'helm-chart-version',
   'kube-version',
   'crd-version',
+  'values',
 ];
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
@@ -70,13 +76,14 @@ const KIND = /^[A-Z][A-Za-z0-9]*$/;
 
 /** Parses the arguments after `create api`; `cwd` is the project directory. Errors are operator-sdk's texts. */
 export function parseCreateApiArgs(argv: readonly string[], cwd: string): CreateApiOptions {
-  const { values, force, switches } = parseScaffoldFlags(
+  const { values, force, switches, lists } = parseScaffoldFlags(
     'create api',
     argv,
     STRING_FLAGS,
     '--group, --version, --kind, --plural, --helm-chart, --helm-chart-repo, --helm-chart-version, --kube-version, ' +
-      '--values-from and --force',
+      '--values-from, --values and --force',
     ['values-from'],
+    ['values'],
   );
   const crdVersion = values.get('crd-version');
   if (crdVersion !== undefined && crdVersion !== 'v1') {
@@ -100,6 +107,7 @@ export function parseCreateApiArgs(argv: readonly string[], cwd: string): Create
     kubeVersion: values.has('kube-version') ? parseKubeVersionFlag(values.get('kube-version') ?? '') : undefined,
     force,
     ...(switches.get('values-from') ? { valuesFrom: true } : {}),
+    ...(lists.has('values') ? { valuesFiles: (lists.get('values') ?? []).map((v) => parseValuesFlag(v, cwd)) } : {}),
   };
   checkChartFlags(opts);
   return opts;

@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadWatches } from '../../config/watches.js';
 import { parse, parseAllDocuments } from '../../config/yaml.js';
 import { ConfigError } from '../../core/errors.js';
-import { VERSION } from '../../version.js';
 import { PATHS } from '../templates/context.js';
-import { addProjectResource, type InitOptions, parseInitArgs, readProject, runInit } from './init.js';
+import { type InitOptions, parseInitArgs } from './flags.js';
+import { addProjectResource, readProject, runInit } from './init.js';
 
 const signal = new AbortController().signal;
 let dir: string;
@@ -23,7 +23,6 @@ function options(overrides: Partial<InitOptions> = {}): InitOptions {
     dir,
     domain: 'example.com',
     projectName: 'memcached-operator',
-    operatorImage: 'helm-operator-ts:9.9.9',
     force: false,
     ...overrides,
   };
@@ -47,12 +46,11 @@ function thrown(f: () => unknown): Error {
 
 describe('parseInitArgs', () => {
   describe('when only --domain is given', () => {
-    it('defaults the project name to the lowercased directory name and the image to this version', () => {
+    it('defaults the project name to the lowercased directory name', () => {
       expect(parseInitArgs(['--domain=example.com'], '/home/me/Memcached-Operator')).toEqual({
         dir: '/home/me/Memcached-Operator',
         domain: 'example.com',
         projectName: 'memcached-operator',
-        operatorImage: `helm-operator-ts:${VERSION}`,
         force: false,
       });
     });
@@ -60,14 +58,13 @@ describe('parseInitArgs', () => {
 
   describe('when every flag is given', () => {
     it.each([
-      [['--domain', 'my.org', '--project-name', 'shop', '--operator-image', 'reg:5000/hot:1', '--force']],
-      [['--domain=my.org', '--project-name=shop', '--operator-image=reg:5000/hot:1', '--force=true']],
+      [['--domain', 'my.org', '--project-name', 'shop', '--force']],
+      [['--domain=my.org', '--project-name=shop', '--force=true']],
     ])('reads them in either form: %j', (argv) => {
       expect(parseInitArgs(argv, '/w/x')).toEqual({
         dir: '/w/x',
         domain: 'my.org',
         projectName: 'shop',
-        operatorImage: 'reg:5000/hot:1',
         force: true,
       });
     });
@@ -88,7 +85,9 @@ describe('parseInitArgs', () => {
 
   describe('when the arguments are wrong', () => {
     it.each([
-      [['--domain=a.b', '--group=cache'], /unknown flag: --group;.*--domain, --project-name, --operator-image/],
+      [['--domain=a.b', '--group=cache'], /unknown flag: --group;.*--domain, --project-name, --plugins/],
+      // Earlier versions wrote a Dockerfile FROM a base image this flag named; the Dockerfile now builds the image.
+      [['--domain=a.b', '--operator-image=reg/op:1'], /unknown flag: --operator-image/],
       [['--domain=a.b', 'extra'], /unexpected argument "extra"/],
       [['--domain'], /flag needs an argument: --domain/],
       [['--domain', '--force'], /flag needs an argument: --domain/],
@@ -101,7 +100,6 @@ describe('parseInitArgs', () => {
         /project name \(My_Op\) is invalid: a lowercase RFC 1123 label.*valid --project-name/,
       ],
       [['--domain=a.b', `--project-name=${'a'.repeat(64)}`], /must be no more than 63 characters/],
-      [['--domain=a.b', '--operator-image=a b'], /--operator-image "a b" is not an image reference/],
       [['--domain=a.b', '--plugins=go/v4'], /--plugins "go\/v4": helm-operator scaffolds Helm-based operators only/],
       [['--domain=a.b', '--plugins=helm,ansible'], /use --plugins=helm.*operator-sdk itself for ansible/],
       [['--domain=a.b', '--project-version=2'], /--project-version "2": only PROJECT version 3/],
@@ -151,16 +149,34 @@ describe('runInit', () => {
       expect(loaded.warnings.join('\n')).toMatch(/has no entries/);
     });
 
-    it('writes a Dockerfile that layers watches.yaml and charts on the operator image', async () => {
+    it('writes a self-contained Dockerfile: helm, the CLI that make docker-build packs, watches.yaml and charts', async () => {
       await runInit(options(), signal);
       const text = await readFile(join(dir, PATHS.dockerfile), 'utf8');
-      const instructions = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-      expect(instructions).toEqual([
-        'ARG BASE_IMAGE=helm-operator-ts:9.9.9',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable
-        'FROM ${BASE_IMAGE}',
+      const instructions = text.split('\n').filter((l) => /^[A-Z]+ /.test(l));
+      // Bases from build args (mirrors), no image of this tool's own that a registry would have to serve.
+      const froms = instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.replace(/\$\{(\w+)\}/g, '<$1>'));
+      expect(froms).toEqual(['FROM <GO_IMAGE> AS helm', 'FROM <NODE_IMAGE> AS cli', 'FROM <DEBIAN_IMAGE>']);
+      expect(text).not.toMatch(/BASE_IMAGE|helm-operator-ts:/);
+      expect(instructions).toContain('COPY bin/image/*.tgz /tmp/helm-operator/');
+      expect(instructions.slice(-6)).toEqual([
+        'WORKDIR /opt/helm',
         'COPY watches.yaml ./watches.yaml',
         'COPY charts ./charts',
+        'ENV HOME=/tmp TMPDIR=/tmp',
+        'USER 65532:65532',
+        'ENTRYPOINT ["helm-operator", "run", "--watches-file=./watches.yaml"]',
+      ]);
+    });
+
+    it('writes a .dockerignore that lets in only what the Dockerfiles copy: watches.yaml, charts, the CLI package, bundle', async () => {
+      await runInit(options(), signal);
+      const text = await readFile(join(dir, '.dockerignore'), 'utf8');
+      expect(text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual([
+        '*',
+        '!watches.yaml',
+        '!charts',
+        '!bundle',
+        '!bin/image/*.tgz',
       ]);
     });
 

@@ -1,16 +1,13 @@
-// `helm-operator init`: parses its flags and writes a new project (PROJECT, watches.yaml, Dockerfile, Makefile and
-// the config/ kustomize tree); also reads and extends the PROJECT file for `create api`.
+// `helm-operator init`: writes a new project (PROJECT, watches.yaml, Dockerfile, Makefile and the config/ kustomize
+// tree) from flags.ts's options; also reads and extends the PROJECT file for `create api`.
 // Called by cmd/tools.ts and the create-api scaffolder (api.ts). Never overwrites a differing file without --force and
 // never talks to a cluster.
 import { readFile, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { isMap, isSeq, parseDocument, YAMLSeq } from '../../config/yaml.js';
-import { ConfigError } from '../../core/errors.js';
 import { isRecord } from '../../core/guards.js';
-import { VERSION } from '../../version.js';
 import { ScaffoldError } from '../errors.js';
 import { stringifyLike, writeFiles } from '../files.js';
-import { parseScaffoldFlags } from '../flags.js';
 import { METRICS_SERVICE, PATHS, type ScaffoldContext } from '../templates/context.js';
 import { defaultFiles } from '../templates/default.js';
 import { grafanaFiles } from '../templates/grafana.js';
@@ -21,13 +18,8 @@ import { LAYOUT, LEGACY_LAYOUT, projectFiles } from '../templates/project.js';
 import { prometheusFiles } from '../templates/prometheus.js';
 import { rbacFiles } from '../templates/rbac.js';
 import { shardingFiles } from '../templates/sharding.js';
+import { checkOptions, type InitOptions } from './flags.js';
 
-export interface InitOptions extends ScaffoldContext {
-  /** The project directory: `init` writes into the directory it runs in. */
-  readonly dir: string;
-  /** Overwrite files whose content differs. */
-  readonly force: boolean;
-}
 export interface InitResult {
   /** Project-relative paths created or overwritten. */
   readonly written: string[];
@@ -37,107 +29,10 @@ export interface InitResult {
   readonly warnings: string[];
 }
 
-export const INIT_USAGE = `Usage: helm-operator init --domain=<domain> [flags]
-
-Writes a new operator project into the current directory: PROJECT, watches.yaml, Dockerfile, Makefile, .gitignore,
-.dockerignore, charts/ and the config/ kustomize tree. Then add kinds with "helm-operator create api".
-
-Flags:
-  --domain string           domain of the API groups: kinds get <group>.<domain> (required, e.g. example.com)
-  --project-name string     name prefix and namespace (<name>-system) of the deployment (default: the directory name)
-  --operator-image string   helm-operator-ts base image of the Dockerfile (default "helm-operator-ts:${VERSION}")
-  --plugins string          operator-sdk's plugin choice: only helm (helm.sdk.operatorframework.io/v1) is supported
-  --project-version string  operator-sdk's PROJECT version: only 3
-  --force                   overwrite existing files
-`;
-
-const STRING_FLAGS = ['domain', 'project-name', 'operator-image', 'plugins', 'project-version'];
-/** What operator-sdk's --plugins values for a Helm project look like. */
-const HELM_PLUGINS = new Set([
-  'helm',
-  'helm/v1',
-  'helm.sdk.operatorframework.io/v1',
-  'base.helm.sdk.operatorframework.io/v1',
-]);
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** Parses the arguments after `init`; `cwd` is the project directory and gives the default project name. */
-export function parseInitArgs(argv: readonly string[], cwd: string): InitOptions {
-  const { values, force } = parseScaffoldFlags(
-    'init',
-    argv,
-    STRING_FLAGS,
-    '--domain, --project-name, --operator-image, --plugins, --project-version and --force',
-  );
-  checkPlugins(values.get('plugins'), values.get('project-version'));
-  const options: InitOptions = {
-    dir: cwd,
-    domain: values.get('domain') ?? '',
-    projectName: values.get('project-name') ?? basename(cwd).toLowerCase(),
-    operatorImage: values.get('operator-image') ?? `helm-operator-ts:${VERSION}`,
-    force,
-  };
-  checkOptions(options, values.has('project-name'));
-  return options;
-}
-
-/** operator-sdk habits: `--plugins=helm` is what this tool does anyway; any other plugin cannot be scaffolded here. */
-function checkPlugins(plugins: string | undefined, projectVersion: string | undefined): void {
-  const other = (plugins ?? 'helm')
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '' && !HELM_PLUGINS.has(p));
-  if (other.length > 0) {
-    throw new ConfigError(
-      `--plugins ${JSON.stringify(plugins)}: helm-operator scaffolds Helm-based operators only; use --plugins=helm ` +
-        `(or leave it out), or operator-sdk itself for ${other.join(', ')}`,
-    );
-  }
-  if (projectVersion !== undefined && projectVersion !== '3') {
-    throw new ConfigError(`--project-version ${JSON.stringify(projectVersion)}: only PROJECT version 3 is supported`);
-  }
-}
-
-/** Throws a ConfigError naming the flag when an option would produce an unusable project. */
-function checkOptions(o: InitOptions, nameFromFlag: boolean): void {
-  if (o.domain === '') {
-    throw new ConfigError(
-      '--domain is required: the API groups of your kinds will be <group>.<domain>; e.g. helm-operator init --domain=example.com',
-    );
-  }
-  if (o.domain.length > 253 || !DNS_SUBDOMAIN.test(o.domain)) {
-    throw new ConfigError(
-      `--domain ${JSON.stringify(o.domain)} is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')`,
-    );
-  }
-  const problem =
-    o.projectName.length > 63
-      ? 'must be no more than 63 characters'
-      : DNS_LABEL.test(o.projectName)
-        ? undefined
-        : "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')";
-  if (problem) {
-    const fix = nameFromFlag
-      ? 'pass a valid --project-name'
-      : 'pass --project-name (it defaults to the directory name)';
-    throw new ConfigError(`project name (${o.projectName}) is invalid: ${problem}; ${fix}`);
-  }
-  if (o.operatorImage === '' || /[\s"'`$\\]/.test(o.operatorImage)) {
-    throw new ConfigError(
-      `--operator-image ${JSON.stringify(o.operatorImage)} is not an image reference (e.g. registry.example.com/helm-operator-ts:${VERSION})`,
-    );
-  }
-}
-
 /** Writes the project files into `opts.dir` (see INIT_USAGE). Nothing is written when a conflict is found. */
 export async function runInit(opts: InitOptions, signal: AbortSignal): Promise<InitResult> {
   checkOptions(opts, true);
-  const ctx: ScaffoldContext = {
-    domain: opts.domain,
-    projectName: opts.projectName,
-    operatorImage: opts.operatorImage,
-  };
+  const ctx: ScaffoldContext = { domain: opts.domain, projectName: opts.projectName };
   const files = {
     ...projectFiles(ctx),
     [PATHS.makefile]: makefile(ctx),

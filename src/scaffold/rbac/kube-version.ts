@@ -8,7 +8,10 @@ import type { HelmCommandError } from '../../helm/errors.js';
 import { ScaffoldError } from '../errors.js';
 import type { DiscoverKind } from './rules.js';
 
-/** What charts are rendered for when neither --kube-version nor a cluster says otherwise (README: "create api"). */
+/**
+ * What charts are rendered for when neither --kube-version nor a cluster says otherwise (docs/user-guide.md, the
+ * workflow: "create api").
+ */
 export const DEFAULT_KUBE_VERSION = 'v1.36.0';
 
 /** The version handed to `helm template --kube-version`, and where it came from (for messages). */
@@ -72,7 +75,25 @@ const SOURCE: Readonly<Record<RenderVersion['source'], string>> = {
  * The SCAFFOLD_CHART_RENDER error for a failed `helm template` of `chart`: a kubeVersion constraint the version does
  * not meet says so and how to choose another version; any other failure quotes helm and points at the values.
  */
-export function chartRenderError(chart: string, err: HelmCommandError, kube: RenderVersion): ScaffoldError {
+/** Which values a failed rendering used: the chart's defaults, or a sample or values file (named, with its fix). */
+export interface RenderedWith {
+  /** e.g. `its default values`, `the spec of config/samples/x.yaml`. */
+  readonly what: string;
+  /** What to change, e.g. `give the chart default values that render (values.yaml)`. */
+  readonly fix: string;
+}
+
+export const DEFAULT_VALUES: RenderedWith = {
+  what: 'its default values',
+  fix: 'give the chart default values that render (values.yaml)',
+};
+
+export function chartRenderError(
+  chart: string,
+  err: HelmCommandError,
+  kube: RenderVersion,
+  values: RenderedWith = DEFAULT_VALUES,
+): ScaffoldError {
   const mismatch = kubeVersionMismatch(err.failure.stderr);
   if (mismatch !== undefined) {
     return new ScaffoldError(
@@ -89,9 +110,8 @@ export function chartRenderError(chart: string, err: HelmCommandError, kube: Ren
     .slice(-5)
     .join(' ');
   return new ScaffoldError(
-    `cannot render ${chart} with its default values for Kubernetes ${kube.version} (helm template: ${said}): the ` +
-      'RBAC rules are derived from that rendering; give the chart default values that render (values.yaml), then ' +
-      'run again',
+    `cannot render ${chart} with ${values.what} for Kubernetes ${kube.version} (helm template: ${said}): the ` +
+      `RBAC rules are derived from that rendering; ${values.fix}, then run again`,
     'SCAFFOLD_CHART_RENDER',
     { cause: err },
   );

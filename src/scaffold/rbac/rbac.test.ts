@@ -6,7 +6,7 @@ import { findHelm, SKIP_REASON, scaffoldHelm } from '../../../test/support/scaff
 import { parse } from '../../config/yaml.js';
 import type { HelmCli, TemplateParams } from '../../helm/types.js';
 import { DEFAULT_KUBE_VERSION } from './kube-version.js';
-import { generateRbac, parseGenerateRbacArgs, rulesForKind } from './rbac.js';
+import { generateRbac, rulesForKind } from './rbac.js';
 import { kindRoleFiles, readManagerRules, renderManagerRole } from './role-files.js';
 import { CHART_VERBS, type DiscoverKind, type PolicyRule } from './rules.js';
 
@@ -95,7 +95,14 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
     const role = parse(await readFile(join(project, 'config/rbac/role.yaml'), 'utf8'));
     expect(role.metadata).toEqual({ name: 'manager-role', labels: { team: 'a' } });
     expect(role.rules).toEqual(result.rules);
-    expect(resources(result.rules, '')).toEqual(['configmaps', 'events', 'secrets', 'serviceaccounts', 'services']);
+    expect(resources(result.rules, '')).toEqual([
+      'configmaps',
+      'events',
+      'pods',
+      'secrets',
+      'serviceaccounts',
+      'services',
+    ]);
     expect(resources(result.rules, 'apps')).toEqual(['deployments']);
     expect(resources(result.rules, 'demo.example.com')).toEqual([
       'nginxes',
@@ -105,14 +112,112 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
       'webbies/finalizers',
       'webbies/status',
     ]);
-    // Regeneration replaces hand-added rules and is stable.
-    expect(resources(result.rules, '')).not.toContain('pods');
+    // The hand-added rule is kept, named in a warning, and regeneration is stable.
+    expect(result.rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get'] });
+    expect(result.warnings).toContainEqual(
+      expect.stringMatching(
+        /^config\/rbac\/role\.yaml: kept a rule .*\(get on pods\).*belong in config\/rbac\/extra_role\.yaml/,
+      ),
+    );
     const first = await readFile(join(project, 'config/rbac/role.yaml'), 'utf8');
     await generateRbac({ projectDir: project }, { helm }, signal());
     expect(await readFile(join(project, 'config/rbac/role.yaml'), 'utf8')).toBe(first);
     expect(await readManagerRules(project)).toEqual(result.rules);
   });
 });
+
+describe.skipIf(helmBin === undefined)(
+  'generateRbac over samples, values files and hand-written rules',
+  { timeout: 30_000 },
+  () => {
+    const HAND =
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-extra-role\nrules:\n- apiGroups: [""]\n  resources: [namespaces]\n  verbs: [get]\n';
+    const setUp = async () => {
+      const project = join(dir, 'p');
+      await mkdir(join(project, 'config/rbac'), { recursive: true });
+      await mkdir(join(project, 'config/samples'), { recursive: true });
+      await mkdir(join(project, 'charts'));
+      await helm.create({ name: 'web', dir: join(project, 'charts'), signal: signal() });
+      await writeFile(
+        join(project, 'watches.yaml'),
+        '- {group: demo.example.com, version: v1, kind: Web, chart: charts/web}\n',
+      );
+      await writeFile(join(project, 'config/rbac/kustomization.yaml'), 'resources:\n- role.yaml\n');
+      return project;
+    };
+    const sample = (spec: string) => `apiVersion: demo.example.com/v1\nkind: Web\nmetadata:\n  name: s\nspec:\n${spec}`;
+
+    it('adds what a sample enables: its Ingress gets exact verbs, and the warning no longer names Ingress', async () => {
+      const project = await setUp();
+      const before = await generateRbac({ projectDir: project }, { helm }, signal());
+      expect(resources(before.rules, 'networking.k8s.io')).toEqual([]);
+      await writeFile(join(project, 'config/samples/web.yaml'), sample('  ingress:\n    enabled: true\n'));
+      const after = await generateRbac({ projectDir: project }, { helm }, signal());
+      expect(after.rules).toContainEqual({ apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: ALL });
+      expect(after.warnings.join('\n')).toMatch(/also declare HTTPRoute, HorizontalPodAutoscaler, which CRs/);
+    });
+
+    it('adds what a --values file enables, for every kind or the named one only', async () => {
+      const project = await setUp();
+      await writeFile(join(project, 'hpa.yaml'), 'autoscaling:\n  enabled: true\n');
+      const forWeb = await generateRbac(
+        { projectDir: project, valuesFiles: [{ kind: 'Web', file: join(project, 'hpa.yaml') }] },
+        { helm },
+        signal(),
+      );
+      expect(resources(forWeb.rules, 'autoscaling')).toEqual(['horizontalpodautoscalers']);
+      await expect(
+        generateRbac(
+          { projectDir: project, valuesFiles: [{ file: join(project, 'missing.yaml') }] },
+          { helm },
+          signal(),
+        ),
+      ).rejects.toThrow(/--values .*missing\.yaml: cannot read it \(ENOENT\)/);
+      await expect(
+        generateRbac(
+          { projectDir: project, valuesFiles: [{ kind: 'Db', file: join(project, 'hpa.yaml') }] },
+          { helm },
+          signal(),
+        ),
+      ).rejects.toThrow(/no watches\.yaml entry has kind Db \(kinds: Web\)/);
+    });
+
+    it('names a sample whose spec the chart cannot render, and what to fix', async () => {
+      const project = await setUp();
+      await writeFile(join(project, 'config/samples/web.yaml'), sample('  image: broken\n'));
+      await expect(generateRbac({ projectDir: project }, { helm }, signal())).rejects.toThrow(
+        /cannot render charts\/web with the spec of config\/samples\/web\.yaml .*fix that sample/,
+      );
+    });
+
+    it('never writes extra_role.yaml, and moves out of role.yaml a rule that extra_role.yaml holds', async () => {
+      const project = await setUp();
+      await writeFile(join(project, 'config/rbac/extra_role.yaml'), HAND);
+      await writeFile(
+        join(project, 'config/rbac/role.yaml'),
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules:\n- apiGroups: [""]\n  resources: [namespaces]\n  verbs: [get]\n',
+      );
+      const result = await generateRbac({ projectDir: project }, { helm }, signal());
+      expect(resources(result.rules, '')).not.toContain('namespaces');
+      expect(result.warnings.join('\n')).not.toMatch(/kept/);
+      expect(result.created).toEqual([]);
+      expect(await readFile(join(project, 'config/rbac/extra_role.yaml'), 'utf8')).toBe(HAND);
+    });
+
+    it('gives an older project the empty extra role, its binding and their kustomization entries', async () => {
+      const project = await setUp();
+      const result = await generateRbac({ projectDir: project }, { helm }, signal());
+      expect(result.created).toEqual([
+        'config/rbac/extra_role.yaml',
+        'config/rbac/extra_role_binding.yaml',
+        'config/rbac/kustomization.yaml',
+      ]);
+      const kustomization = parse(await readFile(join(project, 'config/rbac/kustomization.yaml'), 'utf8'));
+      expect(kustomization.resources).toEqual(['role.yaml', 'extra_role.yaml', 'extra_role_binding.yaml']);
+      expect(await readManagerRules(project, 'config/rbac/extra_role.yaml')).toEqual([]);
+    });
+  },
+);
 
 describe.skipIf(helmBin === undefined)('generateRbac --values-from', { timeout: 30_000 }, () => {
   const setUp = async () => {
@@ -213,22 +318,5 @@ describe('the role files', () => {
       metadata: { name: 'memcached-viewer-role' },
       rules: [{ apiGroups: ['cache.example.com'], resources: ['memcacheds'] }, { resources: ['memcacheds/status'] }],
     });
-  });
-});
-
-describe('parseGenerateRbacArgs', () => {
-  it('takes --values-from', () => {
-    expect(parseGenerateRbacArgs(['--values-from'], '/p')).toEqual({ projectDir: '/p', valuesFrom: true });
-  });
-
-  it('takes the project directory and only --kube-version, normalised to vX.Y.Z', () => {
-    expect(parseGenerateRbacArgs([], '/p')).toEqual({ projectDir: '/p' });
-    expect(parseGenerateRbacArgs(['--kube-version=1.29'], '/p')).toEqual({ projectDir: '/p', kubeVersion: 'v1.29.0' });
-    expect(parseGenerateRbacArgs(['--kube-version', 'v1.30.2'], '/p').kubeVersion).toBe('v1.30.2');
-    expect(() => parseGenerateRbacArgs(['--x'], '/p')).toThrow(
-      /generate rbac takes only --kube-version and --values-from/,
-    );
-    expect(() => parseGenerateRbacArgs(['--kube-version'], '/p')).toThrow(/needs an argument: --kube-version/);
-    expect(() => parseGenerateRbacArgs(['--kube-version=latest'], '/p')).toThrow(/not a Kubernetes version/);
   });
 });

@@ -1,8 +1,10 @@
 // `helm-operator generate rbac` and the RBAC part of `create api`: renders each watched chart with `helm template`
-// (default values, for the Kubernetes version kube-version.ts picks), derives the manager ClusterRole
-// (config/rbac/role.yaml) from it, and writes each kind's admin/editor/viewer helper roles. Called by api.ts and
-// src/cmd/tools.ts. Never writes a rule it could not derive.
-import { readdir, readFile } from 'node:fs/promises';
+// (its default values, each sample of its kind and any --values files, for the Kubernetes version kube-version.ts
+// picks), derives the manager ClusterRole (config/rbac/role.yaml) from the union, and writes each kind's
+// admin/editor/viewer helper roles. Called by api.ts and src/cmd/tools.ts. Never drops a rule of role.yaml it
+// cannot derive (kept, with a warning) and never writes the hand-written extra_role.yaml once it exists.
+import { access, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadWatches } from '../../config/watches.js';
 import { parseAllDocuments } from '../../config/yaml.js';
@@ -10,18 +12,13 @@ import { isRecord } from '../../core/guards.js';
 import { HelmCommandError } from '../../helm/errors.js';
 import type { HelmChartClient } from '../../helm/types.js';
 import { enableProjectValuesFrom, projectValuesFrom } from '../api/project-values-from.js';
-import { ScaffoldError } from '../errors.js';
+import { appendKustomizationResource, writeFiles } from '../files.js';
 import { PATHS } from '../templates/context.js';
+import { extraRoleFiles } from '../templates/rbac.js';
+import { keptRulesWarning, rulesNotDerived } from './kept-rules.js';
 import { pluralize } from './kinds.js';
-import {
-  chartRenderError,
-  DEFAULT_KUBE_VERSION,
-  parseKubeVersionFlag,
-  type RenderVersion,
-  renderVersion,
-  resolveRenderVersion,
-} from './kube-version.js';
-import { writeManagerRole } from './role-files.js';
+import { chartRenderError, type RenderVersion, renderVersion, resolveRenderVersion } from './kube-version.js';
+import { readManagerRules, writeManagerRole } from './role-files.js';
 import {
   baseRules,
   chartRules,
@@ -31,6 +28,7 @@ import {
   type PolicyRule,
   valuesFromRules,
 } from './rules.js';
+import { checkValuesFlags, DEFAULTS, type ValueSet, type ValuesFileFlag, valueSetsFor } from './value-sets.js';
 
 export interface RbacDeps {
   readonly helm: Pick<HelmChartClient, 'template'>;
@@ -49,6 +47,8 @@ export interface KindRbacInput {
   readonly chartLabel: string;
   /** What `helm template --kube-version` gets. @default DEFAULT_KUBE_VERSION */
   readonly kubeVersion?: RenderVersion | undefined;
+  /** The renderings to union. @default [DEFAULTS], the chart's default values alone */
+  readonly values?: readonly ValueSet[] | undefined;
 }
 
 export interface RulesResult {
@@ -56,38 +56,50 @@ export interface RulesResult {
   readonly warnings: string[];
 }
 
-/** The rules one watched kind needs: its CRs plus everything its chart renders with default values. */
+/**
+ * The rules one watched kind needs: its CRs plus everything its chart renders with each of `values` (the chart's
+ * defaults when absent), unioned.
+ */
 export async function rulesForKind(input: KindRbacInput, deps: RbacDeps, signal: AbortSignal): Promise<RulesResult> {
+  const rules = customResourceRules(input.group, input.plural);
+  const warnings: string[] = [];
+  const rendered = new Set<string>();
+  for (const values of input.values ?? [DEFAULTS]) {
+    const manifest = await render(input, values, deps, signal);
+    const chart = await chartRules({ chart: input.chartLabel, manifest, discover: deps.discover }, signal);
+    rules.push(...chart.rules);
+    for (const w of chart.warnings) if (!warnings.includes(w)) warnings.push(w);
+    for (const k of chart.kinds) rendered.add(k.slice(k.lastIndexOf(' ') + 1));
+  }
+  const unrendered = [...(await templateKinds(input.chartDir))].filter((k) => !rendered.has(k)).sort();
+  if (unrendered.length > 0) {
+    warnings.push(
+      `${input.chartLabel}: the rules cover what the chart renders with its default values, the samples in ` +
+        `${PATHS.samples} and any --values files; its templates also declare ${unrendered.join(', ')}, which CRs ` +
+        'can enable through other values: before such CRs are created, enable them in a sample (or a file given ' +
+        `to --values) and run generate rbac again, or add their rules to ${PATHS.extraRole}; otherwise reconciling ` +
+        'them fails with "forbidden"',
+    );
+  }
+  return { rules, warnings };
+}
+
+async function render(input: KindRbacInput, values: ValueSet, deps: RbacDeps, signal: AbortSignal): Promise<string> {
   const kube = input.kubeVersion ?? renderVersion();
-  let manifest: string;
   try {
-    manifest = await deps.helm.template({
+    return await deps.helm.template({
       chart: input.chartDir,
       release: 'release-name',
       namespace: 'default',
       includeCrds: true,
       kubeVersion: kube.version,
+      ...(values.file === undefined ? {} : { valuesFiles: [values.file] }),
       signal,
     });
   } catch (err) {
     if (!(err instanceof HelmCommandError) || err.failure.canceled) throw err;
-    throw chartRenderError(input.chartLabel, err, kube);
+    throw chartRenderError(input.chartLabel, err, kube, values.with);
   }
-  const chart = await chartRules({ chart: input.chartLabel, manifest, discover: deps.discover }, signal);
-  const rendered = new Set(chart.kinds.map((k) => k.slice(k.lastIndexOf(' ') + 1)));
-  const unrendered = [...(await templateKinds(input.chartDir))].filter((k) => !rendered.has(k)).sort();
-  const warnings = [
-    ...chart.warnings,
-    ...(unrendered.length === 0
-      ? []
-      : [
-          `${input.chartLabel}: the rules cover what the chart renders with its default values; its templates also ` +
-            `declare ${unrendered.join(', ')}, which CRs can enable through values: before such CRs are created, grant ` +
-            'those kinds to the manager in a ClusterRole of your own bound to its ServiceAccount (generate rbac rewrites ' +
-            `${PATHS.managerRole}), or reconciling them fails with "forbidden"`,
-        ]),
-  ];
-  return { rules: [...customResourceRules(input.group, input.plural), ...chart.rules], warnings };
 }
 
 /** Kinds named at the start of a line (`kind: Ingress`) in the chart's templates, except helm test templates. */
@@ -109,6 +121,8 @@ export interface GenerateRbacResult {
   readonly file: string;
   readonly rules: PolicyRule[];
   readonly warnings: string[];
+  /** Project-relative paths written besides the role (the extra role and its binding, for an older project). */
+  readonly created: string[];
 }
 
 export interface GenerateRbacOptions {
@@ -117,12 +131,16 @@ export interface GenerateRbacOptions {
   readonly kubeVersion?: string | undefined;
   /** `--values-from`: record it in PROJECT first (read access to ConfigMaps and Secrets, see valuesFromRules). */
   readonly valuesFrom?: boolean | undefined;
+  /** `--values`: more values files to render the charts with (all of them, or one kind's). */
+  readonly valuesFiles?: readonly ValuesFileFlag[] | undefined;
 }
 
 /**
  * Regenerates config/rbac/role.yaml from every watches.yaml entry (the base rules, each kind's CR rules and its
- * chart's rules, unioned, plus valuesFromRules when PROJECT says `valuesFrom: true`): the command to re-run after a
- * chart changes. The file's metadata and header are kept.
+ * chart's rules over every rendering, unioned, plus valuesFromRules when PROJECT says `valuesFrom: true`): the
+ * command to re-run after a chart or a sample changes. The file's metadata and header are kept, and so is every
+ * rule of it that nothing derives and extra_role.yaml does not hold (named in a warning). An older project gets the
+ * empty extra role and its binding.
  */
 export async function generateRbac(
   opts: GenerateRbacOptions,
@@ -131,26 +149,65 @@ export async function generateRbac(
 ): Promise<GenerateRbacResult> {
   const { projectDir } = opts;
   const { watches } = loadWatches(join(projectDir, PATHS.watches), { env: {}, cwd: projectDir });
+  const valuesFiles = opts.valuesFiles ?? [];
+  await checkValuesFlags(
+    valuesFiles,
+    watches.map((w) => w.kind),
+  );
   const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
   if (opts.valuesFrom) await enableProjectValuesFrom(projectDir, signal);
   const valuesFrom = await projectValuesFrom(projectDir, signal);
   const rules: PolicyRule[] = [...baseRules(), ...(valuesFrom ? valuesFromRules() : [])];
   const warnings: string[] = [];
-  for (const w of watches) {
-    signal.throwIfAborted();
-    const plural = (await crdPlural(projectDir, w.group, w.kind)) ?? pluralize(w.kind);
-    const chartLabel = relative(projectDir, w.chart) || w.chart;
-    const got = await rulesForKind(
-      { group: w.group, kind: w.kind, plural, chartDir: w.chart, chartLabel, kubeVersion },
-      deps,
-      signal,
-    );
-    rules.push(...got.rules);
-    warnings.push(...got.warnings);
+  const tmpDir = await mkdtemp(join(tmpdir(), 'helm-operator-rbac-'));
+  try {
+    for (const w of watches) {
+      signal.throwIfAborted();
+      const plural = (await crdPlural(projectDir, w.group, w.kind)) ?? pluralize(w.kind);
+      const chartLabel = relative(projectDir, w.chart) || w.chart;
+      const values = await valueSetsFor({ projectDir, group: w.group, kind: w.kind, valuesFiles, tmpDir }, signal);
+      const got = await rulesForKind(
+        { group: w.group, kind: w.kind, plural, chartDir: w.chart, chartLabel, kubeVersion, values },
+        deps,
+        signal,
+      );
+      rules.push(...got.rules);
+      warnings.push(...got.warnings);
+    }
+  } finally {
+    await rm(tmpDir, { recursive: true, force: true });
   }
+  const created = await ensureExtraRole(projectDir, signal);
   const merged = mergeRules(rules);
-  await writeManagerRole(projectDir, merged);
-  return { file: PATHS.managerRole, rules: merged, warnings };
+  const kept = rulesNotDerived(await readManagerRules(projectDir), [
+    ...merged,
+    ...(await readManagerRules(projectDir, PATHS.extraRole)),
+  ]);
+  if (kept.length > 0) warnings.push(keptRulesWarning(kept));
+  const written = mergeRules([...merged, ...kept]);
+  await writeManagerRole(projectDir, written);
+  return { file: PATHS.managerRole, rules: written, warnings, created };
+}
+
+/**
+ * An older project (no extra_role.yaml yet) gets the empty extra role and its binding, listed in config/rbac's
+ * kustomization. A project that has the file, or no config/rbac kustomization, is left alone.
+ */
+async function ensureExtraRole(projectDir: string, signal: AbortSignal): Promise<string[]> {
+  const exists = await access(join(projectDir, PATHS.extraRole)).then(
+    () => true,
+    () => false,
+  );
+  const kustomization = await readFile(join(projectDir, PATHS.rbacKustomization), 'utf8').catch(() => undefined);
+  if (exists || kustomization === undefined) return [];
+  const files = extraRoleFiles();
+  let text = kustomization;
+  for (const path of Object.keys(files)) {
+    text = appendKustomizationResource(text, path.slice(PATHS.rbac.length + 1), PATHS.rbacKustomization);
+  }
+  const created = await writeFiles(projectDir, files, { force: false, signal });
+  await writeFiles(projectDir, { [PATHS.rbacKustomization]: text }, { force: true, signal });
+  return [...created.written, PATHS.rbacKustomization];
 }
 
 /** `names.plural` of the project's CRD for group/kind in config/crd/bases, when there is one. */
@@ -166,47 +223,4 @@ async function crdPlural(projectDir: string, group: string, kind: string): Promi
     }
   }
   return undefined;
-}
-
-export const GENERATE_RBAC_USAGE = `Usage: helm-operator generate rbac [--kube-version=X.Y.Z] [--values-from]
-
-Regenerates config/rbac/role.yaml (the manager ClusterRole) from every entry of watches.yaml: the operator's own
-rules, each kind's CR rules, and exact verbs on every kind its chart renders with default values ("helm template").
-Run it in the project directory after changing a chart. Kinds that are neither standard Kubernetes kinds nor defined
-by the chart's CRDs are looked up in the cluster when one is reachable, and are an error otherwise.
-
-Flags:
-  --kube-version string   the Kubernetes version charts are rendered for (default: the cluster's when one answers,
-                          else ${DEFAULT_KUBE_VERSION})
-  --values-from           also let the operator read (get, list, watch) ConfigMaps and Secrets, for CRs that take
-                          chart values from them (helm.sdk.operatorframework.io/values-from); recorded in PROJECT,
-                          which every later generate rbac follows
-`;
-
-/** `generate rbac` takes `--kube-version` and `--values-from`; `cwd` is the project directory. */
-export function parseGenerateRbacArgs(argv: readonly string[], cwd: string): GenerateRbacOptions {
-  let kubeVersion: string | undefined;
-  let valuesFrom = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === '--values-from' || arg === '--values-from=true') {
-      valuesFrom = true;
-      continue;
-    }
-    const m = /^--kube-version(?:=(.*))?$/s.exec(arg);
-    if (m === null) {
-      throw new ScaffoldError(
-        `unexpected argument ${JSON.stringify(arg)}: generate rbac takes only --kube-version and --values-from; run it in the project directory`,
-        'SCAFFOLD_BAD_ARGS',
-      );
-    }
-    const value = m[1] ?? argv[++i];
-    if (value === undefined) throw new ScaffoldError('flag needs an argument: --kube-version', 'SCAFFOLD_BAD_ARGS');
-    kubeVersion = parseKubeVersionFlag(value);
-  }
-  return {
-    projectDir: cwd,
-    ...(kubeVersion === undefined ? {} : { kubeVersion }),
-    ...(valuesFrom ? { valuesFrom } : {}),
-  };
 }

@@ -26,7 +26,7 @@ interface K8sObject {
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'scaffold-config-'));
-  const opts = { dir, domain: 'example.com', projectName: PROJECT, operatorImage: 'base:1', force: false };
+  const opts = { dir, domain: 'example.com', projectName: PROJECT, force: false };
   await runInit(opts, new AbortController().signal);
 });
 afterAll(async () => {
@@ -105,9 +105,11 @@ describe('config/rbac', () => {
     const kustomization = parse(await readFile(join(dir, PATHS.rbacKustomization), 'utf8')) as { resources: string[] };
     const all = (await Promise.all(kustomization.resources.map((r) => objects(`config/rbac/${r}`)))).flat();
     expect(all.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ClusterRole/manager-extra-role',
       'ClusterRole/manager-role',
       'ClusterRole/metrics-auth-role',
       'ClusterRole/metrics-reader',
+      'ClusterRoleBinding/manager-extra-rolebinding',
       'ClusterRoleBinding/manager-rolebinding',
       'ClusterRoleBinding/metrics-auth-rolebinding',
       'Role/leader-election-role',
@@ -122,7 +124,6 @@ describe('config/rbac', () => {
   it('gives the manager only the base rules until create api adds the charts', async () => {
     const [role] = await objects(PATHS.managerRole);
     expect(role?.rules).toEqual([
-      { apiGroups: [''], resources: ['namespaces'], verbs: ['get'] },
       {
         apiGroups: [''],
         resources: ['secrets'],
@@ -130,6 +131,14 @@ describe('config/rbac', () => {
       },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     ]);
+  });
+
+  it('scaffolds an empty role for hand-written rules, with an example of one', async () => {
+    const [role] = await objects(PATHS.extraRole);
+    expect(role?.rules).toEqual([]);
+    const text = await readFile(join(dir, PATHS.extraRole), 'utf8');
+    expect(text).toMatch(/never touch\s+# this file/);
+    expect(text).toContain('# - apiGroups: ["networking.k8s.io"]');
   });
 
   it('lets the leader election Role use leases, configmaps and events', async () => {

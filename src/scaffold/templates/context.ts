@@ -7,8 +7,6 @@ export interface ScaffoldContext {
   readonly domain: string;
   /** DNS-1123 label: name prefix, namespace <projectName>-system, leader election id. */
   readonly projectName: string;
-  /** The helm-operator-ts base image the project's Dockerfile builds FROM. */
-  readonly operatorImage: string;
 }
 
 /** Where the scaffold puts things, relative to the project root (a contract with `create api`). */
@@ -25,6 +23,9 @@ export const PATHS = {
   rbacKustomization: 'config/rbac/kustomization.yaml',
   rbac: 'config/rbac',
   managerRole: 'config/rbac/role.yaml',
+  /** The manager's hand-written rules: scaffolded empty, never rewritten by `generate rbac` or `create api`. */
+  extraRole: 'config/rbac/extra_role.yaml',
+  extraRoleBinding: 'config/rbac/extra_role_binding.yaml',
   managerDeployment: 'config/manager/manager.yaml',
   defaultKustomization: 'config/default/kustomization.yaml',
   manifestsKustomization: 'config/manifests/kustomization.yaml',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../config/yaml.js';
+import { VERSION } from '../../version.js';
 import { runInit } from '../init/init.js';
 import { PATHS } from './context.js';
 import { MAKE_TARGETS } from './makefile.js';
@@ -18,7 +19,7 @@ let dir: string;
 let fakeKubectl: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'scaffold-make-'));
-  const opts = { dir, domain: 'example.com', projectName: 'memcached-operator', operatorImage: 'base:1', force: false };
+  const opts = { dir, domain: 'example.com', projectName: 'memcached-operator', force: false };
   await runInit(opts, new AbortController().signal);
   // Stands in for kubectl: `kustomize DIR` prints DIR's kustomization.yaml (after checking that DIR/config links to
   // the project's config/), `apply -f FILE` prints FILE.
@@ -47,6 +48,7 @@ describe('the Makefile', () => {
       'VERSION ?= 0.0.1',
       'IMG ?= controller:latest',
       'CONTAINER_TOOL ?= docker',
+      'CONTAINER_BUILD_FLAGS ?=',
       'KUBECTL ?= kubectl',
       'HELM_OPERATOR ?= helm-operator',
       'IMAGE_TAG_BASE ?= example.com/memcached-operator',
@@ -56,6 +58,7 @@ describe('the Makefile', () => {
     }
     expect(text).not.toMatch(/https?:\/\/|curl|wget|go install/);
     expect(text).not.toMatch(/^ +\$\(/m); // recipes are tab-indented
+    expect(text).not.toContain('BASE_IMAGE'); // the Dockerfile names its bases itself (GO_IMAGE, … build args)
   });
 
   it.skipIf(!HAVE_MAKE)('lists every documented target in make help (skipped without make and bash)', async () => {
@@ -77,10 +80,28 @@ describe('the Makefile', () => {
     );
     expect(await dry('cleanup')).toBe('helm-operator cleanup');
     expect(await dry('generate-rbac')).toBe('helm-operator generate rbac');
-    expect(await dry('docker-build', 'IMG=r/o:1')).toBe('docker build -t r/o:1 .');
-    expect(await dry('docker-build', 'IMG=r/o:1', 'BASE_IMAGE=b:2')).toBe(
-      'docker build --build-arg BASE_IMAGE=b:2 -t r/o:1 .',
+    expect(await dry('generate-rbac', 'RBAC_VALUES=a.yaml Web=b.yaml')).toBe(
+      'helm-operator generate rbac --values=a.yaml --values=Web=b.yaml',
     );
+    // docker-build packs the CLI into bin/image/ (the only thing of bin/ in the build context), then builds.
+    const build = async (...args: string[]) => (await dry('docker-build', ...args)).replace(/ +/g, ' ').split('\n');
+    expect(await build('IMG=r/o:1')).toEqual([
+      'rm -rf bin/image && mkdir -p bin/image',
+      `npm pack --pack-destination bin/image --loglevel=error helm-operator-ts@${VERSION}`,
+      'docker build -t r/o:1 .',
+    ]);
+    expect(
+      await build(
+        'IMG=r/o:1',
+        'CONTAINER_TOOL=podman',
+        'CONTAINER_BUILD_FLAGS=--network=host --build-arg GO_IMAGE=m/golang:1',
+        'HELM_OPERATOR_PACKAGE=../helm-operator-ts-0.1.0.tgz',
+      ),
+    ).toEqual([
+      'rm -rf bin/image && mkdir -p bin/image',
+      'npm pack --pack-destination bin/image --loglevel=error ../helm-operator-ts-0.1.0.tgz',
+      'podman build --network=host --build-arg GO_IMAGE=m/golang:1 -t r/o:1 .',
+    ]);
     expect(await dry('bundle-build')).toBe(
       'docker build -f bundle.Dockerfile -t example.com/memcached-operator-bundle:v0.0.1 .',
     );

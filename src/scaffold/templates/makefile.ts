@@ -4,6 +4,7 @@
 // Called by src/scaffold/init/init.ts. Pure text; never names a download site.
 import { VERSION } from '../../version.js';
 import type { ScaffoldContext } from './context.js';
+import { BASE_IMAGES } from './dockerfile.js';
 
 /** Every target, in the order of the Makefile (the ones `make help` lists, plus `all`). */
 export const MAKE_TARGETS = [
@@ -65,12 +66,17 @@ IMG ?= controller:latest
 # scaffolded by default. However, you might want to replace it to use other
 # tools. (i.e. podman)
 CONTAINER_TOOL ?= docker
-# BASE_IMAGE, when set, replaces the helm-operator-ts base image named in the Dockerfile.
-BASE_IMAGE ?=
+# CONTAINER_BUILD_FLAGS: extra flags for "$(CONTAINER_TOOL) build", e.g. --build-arg GO_IMAGE=<mirror>/${BASE_IMAGES.GO_IMAGE}
+# (also NODE_IMAGE, DEBIAN_IMAGE) where you mirror the Dockerfile's base images. The build's RUN steps fetch helm's Go
+# modules and the CLI's npm dependencies: with podman or buildah, "--network=host" lets them reach the network as the
+# host does (proxy, DNS), and a host that refuses the default runtime or ulimits needs e.g. "--runtime runc" or
+# "--ulimit nofile=N:N".
+CONTAINER_BUILD_FLAGS ?=
 KUBECTL ?= kubectl
 # HELM_OPERATOR: bin/helm-operator when there is one, else helm-operator on PATH, else bin/helm-operator, which
 # "make helm-operator" (and every target that runs it) installs first: HELM_OPERATOR_PACKAGE (the pinned version of
 # the CLI that scaffolded this project, from your npm registry; or a packed .tgz), with npm, into bin/.
+# "make docker-build" packs the same HELM_OPERATOR_PACKAGE into bin/image/ for the image.
 LOCALBIN ?= $(shell pwd)/bin
 HELM_OPERATOR_VERSION ?= ${VERSION}
 HELM_OPERATOR_PACKAGE ?= helm-operator-ts@$(HELM_OPERATOR_VERSION)
@@ -85,6 +91,9 @@ endif
 ifeq ($(HELM_OPERATOR),$(LOCALBIN)/helm-operator)
 HELM_OPERATOR_DEP = $(LOCALBIN)/helm-operator
 endif
+# RBAC_VALUES: values files (space-separated; Kind=file for one kind's chart) that generate-rbac also renders the
+# charts with, for what CRs will enable beyond the defaults and the samples (an ingress, say).
+RBAC_VALUES ?=
 # How long undeploy waits for the operator to uninstall the releases of the custom resources.
 UNDEPLOY_TIMEOUT ?= 5m
 
@@ -112,9 +121,13 @@ help: ## Display this help.
 run: $(HELM_OPERATOR_DEP) ## Run the operator locally against the cluster of the current kubeconfig (make install first).
 \t$(HELM_OPERATOR) run
 
+# The image installs the helm-operator CLI from a package in the build context: bin/image/ holds exactly one, packed
+# from HELM_OPERATOR_PACKAGE (npm pack takes a registry spec, a .tgz or a directory).
 .PHONY: docker-build
-docker-build: ## Build the operator image IMG (BASE_IMAGE overrides the Dockerfile's base image).
-\t$(CONTAINER_TOOL) build $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE) ,)-t $(IMG) .
+docker-build: ## Build the operator image IMG (the CLI from HELM_OPERATOR_PACKAGE, packed into bin/image/ first).
+\trm -rf bin/image && mkdir -p bin/image
+\tnpm pack --pack-destination bin/image --loglevel=error $(HELM_OPERATOR_PACKAGE)
+\t$(CONTAINER_TOOL) build $(CONTAINER_BUILD_FLAGS) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the operator image IMG.
@@ -156,8 +169,8 @@ cleanup: $(HELM_OPERATOR_DEP) ## Escape hatch when the operator is gone or stuck
 \t$(HELM_OPERATOR) cleanup
 
 .PHONY: generate-rbac
-generate-rbac: $(HELM_OPERATOR_DEP) ## Regenerate the manager Role (config/rbac/role.yaml) from watches.yaml and the charts.
-\t$(HELM_OPERATOR) generate rbac
+generate-rbac: $(HELM_OPERATOR_DEP) ## Regenerate the manager Role (config/rbac/role.yaml) from the charts, the samples and RBAC_VALUES files.
+\t$(HELM_OPERATOR) generate rbac $(addprefix --values=,$(RBAC_VALUES))
 
 ##@ Tools
 

@@ -12,7 +12,7 @@ import { grafanaFiles } from './grafana.js';
 import { prometheusFiles } from './prometheus.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const ctx = { domain: 'example.com', projectName: 'memcached-operator', operatorImage: 'base:1' };
+const ctx = { domain: 'example.com', projectName: 'memcached-operator' };
 const JOB = 'memcached-operator-controller-manager-metrics-service';
 /** What Grafana substitutes before a query reaches Prometheus. */
 const GRAFANA_RANGES: Readonly<Record<string, string>> = { $__rate_interval: '1m', $__interval: '30s', $__range: '1h' };
@@ -218,11 +218,11 @@ describe("the repository's own config/", () => {
     }
   });
 
-  it('lists every alert in the README', async () => {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  it('lists every alert in docs/operations.md', async () => {
+    const doc = await readFile(join(ROOT, 'docs/operations.md'), 'utf8');
     expect(
       alerts()
-        .filter((a) => !readme.includes(`\`${a.alert}\``))
+        .filter((a) => !doc.includes(`\`${a.alert}\``))
         .map((a) => a.alert),
     ).toEqual([]);
   });

@@ -1,9 +1,10 @@
 // The project's root files: PROJECT, watches.yaml (operator-sdk's header and marker, no entries yet), the
-// Dockerfile that layers watches.yaml and charts/ on the helm-operator-ts base image, .gitignore, .dockerignore and
-// charts/.gitkeep. Called by src/scaffold/init/init.ts. Pure text; the Makefile is in makefile.ts.
+// Dockerfile and .dockerignore (dockerfile.ts), .gitignore and charts/.gitkeep. Called by src/scaffold/init/init.ts.
+// Pure text; the Makefile is in makefile.ts.
 import { stringify } from '../../config/yaml.js';
 import type { FileSet } from '../files.js';
 import { PATHS, type ScaffoldContext } from './context.js';
+import { DOCKERIGNORE, dockerfile } from './dockerfile.js';
 
 /** The PROJECT file's `layout`, as operator-sdk writes it for `init --plugins helm` (tools that read PROJECT expect it). */
 export const LAYOUT = 'helm.sdk.operatorframework.io/v1';
@@ -20,7 +21,7 @@ export function projectFiles(ctx: ScaffoldContext): FileSet {
     [PATHS.project]: projectFile(ctx),
     [PATHS.watches]: `# Use the 'create api' subcommand to add watches to this file.\n${WATCH_MARKER}\n`,
     [`${PATHS.charts}/.gitkeep`]: '',
-    [PATHS.dockerfile]: dockerfile(ctx),
+    [PATHS.dockerfile]: dockerfile(),
     '.gitignore': GITIGNORE,
     '.dockerignore': DOCKERIGNORE,
   };
@@ -39,18 +40,6 @@ function projectFile({ domain, projectName }: ScaffoldContext): string {
     { indentSeq: false },
   );
   return `${header.join('\n')}\n${body}`;
-}
-
-function dockerfile({ operatorImage }: ScaffoldContext): string {
-  return `# The operator image of this project: the helm-operator-ts base image plus this project's watches.yaml and charts.
-# The base image already sets the working directory, a non-root user and the entrypoint
-# "helm-operator run --watches-file=./watches.yaml". Build it with: make docker-build IMG=<registry>/<name>:<tag>
-ARG BASE_IMAGE=${operatorImage}
-FROM \${BASE_IMAGE}
-
-COPY watches.yaml ./watches.yaml
-COPY charts ./charts
-`;
 }
 
 const GITIGNORE = `# Build output and dependencies
@@ -73,12 +62,4 @@ bundle.Dockerfile
 *.swo
 *~
 .DS_Store
-`;
-
-const DOCKERIGNORE = `# The operator image needs only watches.yaml and charts/ (see Dockerfile), the bundle image only bundle/:
-# everything else stays out of the build context. Add a "!<path>" line for anything else you COPY.
-*
-!watches.yaml
-!charts
-!bundle
 `;

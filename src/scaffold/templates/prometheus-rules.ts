@@ -1,7 +1,8 @@
 // config/prometheus/alerts.yaml: a prometheus-operator PrometheusRule that alerts on the operator's own metrics
 // (down, no leader, reconcile errors, failing or hanging helm, a growing work queue, repeated drift repair).
 // Called by templates/prometheus.ts; every expression selects the project's metrics Service by its job label.
-// Pure data and text: the README's alert table and src/scaffold/templates/observability.test.ts follow it.
+// Pure data and text: the alert table of docs/operations.md and src/scaffold/templates/observability.test.ts follow
+// it.
 import { stringify } from '../../config/yaml.js';
 import { CONTROL_PLANE, METRICS_SERVICE, type ScaffoldContext } from './context.js';
 
@@ -138,8 +139,8 @@ export function prometheusRule(ctx: ScaffoldContext): string {
     metadata: { labels: { 'control-plane': CONTROL_PLANE }, name: 'controller-manager-alerts', namespace: 'system' },
     spec: { groups: [{ name: `${ctx.projectName}.rules`, rules: alertRules(ctx) }] },
   };
-  return `# Alerts on the operator's own metrics (README: "Dashboards and alerts"). Every expression selects the
-# metrics Service by its job label, job="${ctx.projectName}-${METRICS_SERVICE}":
+  return `# Alerts on the operator's own metrics (helm-operator-ts docs/operations.md: "Dashboards and alerts"). Every
+# expression selects the metrics Service by its job label, job="${ctx.projectName}-${METRICS_SERVICE}":
 # change it here if you change namePrefix in config/default. A Prometheus whose ruleSelector wants labels
 # (kube-prometheus-stack: release=<its release name>) needs them added to metadata.labels.
 ${stringify(rule, { lineWidth: 0, indentSeq: false })}`;

@@ -1,6 +1,7 @@
 // config/rbac at project level: the ServiceAccount, the base manager ClusterRole (which `create api` regenerates
-// with the chart's rules), leader election and metrics roles and their bindings. Called by src/scaffold/init/init.ts.
-// Pure text; never writes per-kind roles (those come from `create api`).
+// with the chart's rules), the manager's hand-written extra role, leader election and metrics roles and their
+// bindings. Called by src/scaffold/init/init.ts and (for the extra role of older projects) rbac.ts. Pure text; never
+// writes per-kind roles (those come from `create api`).
 
 import type { FileSet } from '../files.js';
 import { PATHS } from './context.js';
@@ -12,6 +13,8 @@ export const RBAC_RESOURCES = [
   'service_account.yaml',
   'role.yaml',
   'role_binding.yaml',
+  'extra_role.yaml',
+  'extra_role_binding.yaml',
   'leader_election_role.yaml',
   'leader_election_role_binding.yaml',
   'metrics_auth_role.yaml',
@@ -53,6 +56,7 @@ metadata:
       'ClusterRole',
       'manager-role',
     ),
+    ...extraRoleFiles(),
     'config/rbac/leader_election_role.yaml': `# permissions to do leader election.
 ${RBAC_V1}
 kind: Role
@@ -123,6 +127,36 @@ rules:
   };
 }
 
+/**
+ * The manager's hand-written rules, bound to its ServiceAccount beside the generated role: what the charts need
+ * beyond what `generate rbac` derives. Neither `generate rbac` nor `create api` ever rewrites it.
+ */
+export function extraRoleFiles(): FileSet {
+  return {
+    [PATHS.extraRole]: `# The manager's hand-written rules. \`helm-operator generate rbac\` and \`create api\` rewrite role.yaml from the
+# charts (rendered with their default values, each sample in config/samples and any --values files) and never touch
+# this file: add here what the charts need beyond that, for example
+#
+# - apiGroups: ["networking.k8s.io"]
+#   resources: ["ingresses"]
+#   verbs: ["create", "delete", "get", "list", "patch", "update", "watch"]
+#
+# then run make deploy.
+${RBAC_V1}
+kind: ClusterRole
+metadata:
+  name: manager-extra-role
+rules: []
+`,
+    [PATHS.extraRoleBinding]: binding(
+      'ClusterRoleBinding',
+      'manager-extra-rolebinding',
+      'ClusterRole',
+      'manager-extra-role',
+    ),
+  };
+}
+
 /** The base rules every helm operator needs; `create api` rewrites this file with the CRs' and charts' rules. */
 function managerRole(): string {
   return `${RBAC_V1}
@@ -133,13 +167,6 @@ rules:
 ##
 ## Base operator rules
 ##
-# We need to get namespaces so the operator can read namespaces to ensure they exist
-- apiGroups:
-  - ""
-  resources:
-  - namespaces
-  verbs:
-  - get
 # We need to manage Helm release secrets
 - apiGroups:
   - ""

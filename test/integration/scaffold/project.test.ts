@@ -1,5 +1,5 @@
 // `helm-operator init` + `create api` make a working project: for a chart made by `helm create` and for a chart
-// with values.schema.json, the generated CRD is served and rejects an invalid spec, and the generated sample CR
+// with values.schema.json (given to init itself, operator-sdk's one step), the generated CRD is served and rejects an invalid spec, and the generated sample CR
 // (its spec is the chart's values.yaml, comments kept) installs through the real operator.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ const rand = () => Math.random().toString(36).slice(2, 8);
 interface Case {
   readonly title: string;
   readonly createApi: (p: Project) => string[];
+  /** Give create api's flags to init instead (operator-sdk's `init --helm-chart … --group …`). */
+  readonly initWithApi?: boolean;
   readonly kind: string;
   readonly plural: string;
   readonly group: string;
@@ -32,7 +34,8 @@ const CASES: Case[] = [
     invalid: [[42, 'spec: Invalid value']],
   },
   {
-    title: 'a chart with values.schema.json',
+    title: 'a chart with values.schema.json, in the same step as init',
+    initWithApi: true,
     createApi: () => [
       'create',
       'api',
@@ -66,8 +69,14 @@ describe.each(CASES)('init + create api for $title', (c) => {
   beforeAll(async () => {
     project = newProject('scaffold');
     cleanups.push(async () => project.remove());
-    project.cli('init', `--domain=${domain}`, `--project-name=p${rand()}`);
-    project.cli(...c.createApi(project));
+    const init = ['init', `--domain=${domain}`, `--project-name=p${rand()}`];
+    const [, , ...apiFlags] = c.createApi(project);
+    if (c.initWithApi) {
+      expect(project.cli(...init, ...apiFlags)).toContain(`created ${c.kind} (${c.group}/v1alpha1, ${c.plural})`);
+    } else {
+      project.cli(...init);
+      project.cli('create', 'api', ...apiFlags);
+    }
     const crdFile = join('config/crd/bases', `${c.group}_${c.plural}.yaml`);
     project.kubectl('apply', '--server-side', '-f', crdFile);
     cleanups.push(async () => project.kubectl('delete', '--ignore-not-found', '-f', join(project.dir, crdFile)));

@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
-import { createTestNamespace, isGone, isNotFound, type TestKube, testKube } from '../../support/kube.js';
+import { createTestNamespace, isGone, type TestKube, testKube } from '../../support/kube.js';
 import { crClient, ROOT, runCleanups, startOperator, type TestKind } from '../../support/operator.js';
 import { newProject, type Project } from '../../support/project.js';
-import { serviceAccountKubeconfig } from '../../support/service-account.js';
+import { boundServiceAccount } from '../../support/service-account.js';
 
 interface Rule {
   apiGroups: string[];
@@ -93,21 +93,9 @@ describe('the generated manager Role', () => {
     ns = n;
     cleanups.push(deleteNs);
     rules = (parse(readFileSync(join(project.dir, 'config/rbac/role.yaml'), 'utf8')) as { rules: Rule[] }).rules;
-    await kube.rbac.createClusterRole({ body: { metadata: { name: role }, rules } });
-    cleanups.push(() =>
-      kube.rbac
-        .deleteClusterRole({ name: role })
-        .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e))),
-    );
-    await kube.rbac.createClusterRoleBinding({
-      body: {
-        metadata: { name: role },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-        subjects: [{ kind: 'ServiceAccount', name: 'manager', namespace: ns }],
-      },
-    });
-    cleanups.push(() => kube.rbac.deleteClusterRoleBinding({ name: role }).catch(() => undefined));
-    kubeconfig = await serviceAccountKubeconfig(kube, ns, 'manager', project.dir);
+    const account = { role, namespace: ns, serviceAccount: 'manager', dir: project.dir };
+    kubeconfig = await boundServiceAccount(kube, account, cleanups);
+    await grant(rules);
   });
 
   afterAll(async () => {
