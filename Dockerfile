@@ -51,7 +51,7 @@ FROM debian:bookworm-slim
 COPY --from=build /usr/local/bin/node /usr/local/bin/node
 ENV NODE_ENV=production
 # A 1 MiB young generation: at 100 CRs the operator's RSS is ~105 MiB instead of ~145 MiB, with no measurable CPU cost
-# (README, "What it costs"). Scaffolded projects' images set it too; a Deployment's env can override it.
+# (docs/user-guide.md, "The operator's image"). Scaffolded projects' images set it too; a Deployment's env can override it.
 ENV NODE_OPTIONS=--max-semi-space-size=1
 COPY --from=helm /go/bin/helm /usr/local/bin/helm
 COPY --from=build /src/package.json /opt/helm-operator/package.json
