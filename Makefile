@@ -11,7 +11,7 @@ endif
 export PATH := $(if $(NODE_BIN),$(NODE_BIN):)$(PATH)
 
 .PHONY: help deps build lint format typecheck test test-unit test-integration testenv-build testenv-up demo run clean
-.PHONY: install uninstall deploy undeploy cleanup docker-build docker-push base-images image-test bundle generate-rbac
+.PHONY: install uninstall deploy undeploy cleanup docker-build docker-push base-images image-test node-test bundle generate-rbac
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
@@ -106,6 +106,9 @@ base-images: ## no registry? build local stand-ins for the Dockerfile's base ima
 
 image-test: ## build the image with podman and run it as a container against a local control plane
 	hack/image-test.sh
+
+node-test: deps ## the users' workflow on a real node: make docker-build, make deploy, the samples, make undeploy (root)
+	hack/node-test.sh
 
 docker-push: ## push the operator image IMG
 	$(CONTAINER_TOOL) push $(IMG)

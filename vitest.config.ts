@@ -1,5 +1,6 @@
-// Three projects: `unit` (no cluster, fast), `integration` (one real control plane per run, started by the
-// global setup and always torn down) and `image` (the built image as a container; `make image-test`).
+// Four projects: `unit` (no cluster, fast), `integration` (one real control plane per run, started by the
+// global setup and always torn down), `image` (the built image as a container; `make image-test`) and `node` (the
+// users' workflow on a plane with a real node; `make node-test`).
 // TEST_CLUSTER picks the cluster: local (default), existing or k3s.
 import { defineConfig } from 'vitest/config';
 
@@ -33,6 +34,18 @@ export default defineConfig({
           globalSetup: ['test/integration/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 120_000,
+          maxWorkers: 1,
+        },
+      },
+      {
+        // `make node-test` only: the plane with a real node (kubelet, containerd), started by its own global setup.
+        test: {
+          name: 'node',
+          include: ['test/node/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/node/global-setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
           maxWorkers: 1,
         },
       },

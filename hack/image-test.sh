@@ -14,20 +14,7 @@ T0=$(date +%s)
 say() { echo "image-test [$(($(date +%s) - T0))s] $*" >&2; }
 skip() { echo "image-test: SKIPPED, the image was not built or run: $*" >&2; exit 0; }
 
-ensure_tools() {
-  local missing=()
-  command -v "$TOOL" >/dev/null || missing+=("$TOOL")
-  command -v debootstrap >/dev/null || missing+=(debootstrap)
-  # runc: for cgroups v1 hosts with a cgroup2 hierarchy beside them, which crun refuses (hack/container-flags.sh).
-  command -v runc >/dev/null || missing+=(runc)
-  ((${#missing[@]} == 0)) && return
-  [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null || skip "${missing[*]} missing, and no root apt-get to install them"
-  say "installing ${missing[*]} from Debian's packages"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    containernetworking-plugins catatonit uidmap; } >/dev/null 2>&1 || skip "apt-get install ${missing[*]} failed"
-}
-
-ensure_tools
+hack/container-tools.sh || skip "the container tools are missing (see the line above)"
 [[ $TOOL == podman ]] || skip "the container test needs podman to run the image (CONTAINER_TOOL=$TOOL)"
 hack/base-images.sh
 # Can this machine run a container at all? (The failure, verbatim, is the reason.)

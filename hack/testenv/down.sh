@@ -3,7 +3,7 @@
 # group (up starts every component with setsid): kwok, kube-scheduler and kube-controller-manager together, then
 # kube-apiserver, then etcd; SIGTERM, then SIGKILL after 10 s. Then deletes DIR unless TESTENV_KEEP=1. Called by
 # hack/testenv.sh down, by up.sh on a failed start and by the watchdog. A PID whose command line no longer names the
-# component (the PID was reused) is left alone.
+# component (the PID was reused) is left alone. With a real node, it first stops the node and undoes its changes.
 set -uo pipefail
 W=${1:?usage: hack/testenv.sh down DIR}
 [[ -d $W ]] || { echo "testenv down: $W does not exist" >&2; exit 1; }
@@ -19,7 +19,7 @@ stop() { # NAME PATTERN
   [[ -f $f ]] || return 0
   pid=$(cat "$f")
   rm -f "$f"
-  if ! tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$2"; then return 0; fi
+  if ! tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q -- "$2"; then return 0; fi
   # The whole process group when the component leads its own (it does, through setsid), else the PID alone.
   target=$pid
   [[ $(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') == "$pid" ]] && target=-$pid
@@ -29,6 +29,11 @@ stop() { # NAME PATTERN
   kill -KILL -- "$target" 2>/dev/null || true
 }
 [[ ${TESTENV_FROM_WATCHDOG:-0} == 1 ]] || stop watchdog testenv-watchdog
+# A real node (TESTENV_NODES=real) first: its pods, daemons and host changes (hack/testenv/node-down.sh).
+if [[ -d $W/node ]]; then
+  # shellcheck source=hack/testenv/node-down.sh
+  source "$(dirname "$0")/node-down.sh"
+fi
 # The API server's clients first, in parallel; they would only log errors once it is gone.
 stop kwok kwok &
 stop kube-scheduler kube-scheduler &

@@ -4,6 +4,8 @@
 # TESTENV_NODES fake Nodes (default 3) that kwok keeps Ready; kwok also fakes the status of the Pods scheduled to
 # them (hack/testenv/kwok-stages.yaml). TESTENV_NODES=0 is the plane without nodes: no kube-scheduler, no kwok, and
 # kube-controller-manager runs only the garbage-collector and namespace controllers.
+# TESTENV_NODES=real: one real node instead (kubelet, containerd, runc, CNI bridge, kube-proxy; see
+# hack/testenv/node-up.sh), built by hack/testenv.sh build-node into TESTENV_NODE_BIN; root only, one per machine.
 # Called by hack/testenv.sh up. stdout: the work folder (holds kubeconfig, env, pki/, logs/, *.pid).
 # On a failed start it prints the failing component's log tail and stops everything it started.
 set -euo pipefail
@@ -12,12 +14,21 @@ ETCD_BIN=${TESTENV_ETCD:-$BIN/etcd}
 HERE=$(cd "$(dirname "$0")" && pwd)
 NODES=${TESTENV_NODES:-3}
 KWOK_STAGES=${TESTENV_KWOK_STAGES:-$HERE/kwok-stages.yaml}
+REAL=0
+if [[ $NODES == real ]]; then
+  REAL=1 NODES=0
+  "$HERE/node-check.sh" || exit 1
+  for b in kubelet kube-proxy containerd ctr crictl containerd-shim-runc-v2 testenv-forward pause.tar cni/bridge; do
+    [[ -e ${TESTENV_NODE_BIN:-}/$b ]] || { echo "testenv up: ${TESTENV_NODE_BIN:-\$TESTENV_NODE_BIN}/$b is missing; run 'hack/testenv.sh build-node' first" >&2; exit 1; }
+  done
+fi
 [[ $NODES =~ ^[0-9]+$ ]] && ((10#$NODES <= 250)) ||
   { echo "testenv up: TESTENV_NODES=$NODES is not a number of nodes from 0 to 250" >&2; exit 1; }
 NODES=$((10#$NODES))
 # Checked before the work folder exists, so that a missing binary leaves nothing behind.
 need=("$ETCD_BIN" "$BIN/kube-apiserver")
 ((NODES == 0)) || need+=("$BIN/kube-scheduler" "$BIN/kwok")
+((REAL == 0)) || need+=("$BIN/kube-scheduler")
 for b in "${need[@]}"; do
   [[ -x $b ]] || { echo "testenv up: $b is missing; run 'hack/testenv.sh build' first (or TESTENV_NODES=0 for a plane without nodes)" >&2; exit 1; }
 done
@@ -77,7 +88,10 @@ start etcd "$ETCD_BIN" --name=testenv --data-dir="$W/etcd-data" \
 
 # ---- PKI: one CA signs the serving cert and the admin client cert; a separate service-account key ----
 P=$W/pki
-cat >"$P/openssl.cnf" <<'CNF'
+# A real node's pods reach the API server as https://10.0.0.1 (the `kubernetes` Service) with the mounted ca.crt.
+SANS="DNS:localhost,IP:127.0.0.1"
+((REAL == 0)) || SANS+=",IP:10.0.0.1,IP:10.77.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+cat >"$P/openssl.cnf" <<CNF
 [req]
 distinguished_name = dn
 prompt = no
@@ -91,7 +105,7 @@ subjectKeyIdentifier = hash
 basicConstraints = critical,CA:FALSE
 keyUsage = critical,digitalSignature,keyEncipherment
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost,IP:127.0.0.1
+subjectAltName = $SANS
 authorityKeyIdentifier = keyid
 [v3_client]
 basicConstraints = critical,CA:FALSE
@@ -119,6 +133,10 @@ log "pki ready"
 # ---- kube-apiserver ----
 # TaintNodesByCondition is off: it taints every new Node node.kubernetes.io/not-ready:NoSchedule, and only the
 # node-lifecycle-controller (not run here: kwok's Nodes send no heartbeats) would take that taint off again.
+# A real node keeps the ServiceAccount admission plugin (pods get their projected token), and the API server reaches
+# its kubelet by InternalIP (no DNS for the node's name).
+ADMISSION_OFF=ServiceAccount,TaintNodesByCondition api_node=()
+((REAL == 0)) || { ADMISSION_OFF=TaintNodesByCondition; api_node=(--kubelet-preferred-address-types=InternalIP); }
 # shellcheck disable=SC2086 # TESTENV_APISERVER_EXTRA_ARGS is a list of flags on purpose
 start kube-apiserver "$BIN/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
@@ -131,8 +149,8 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --service-account-signing-key-file="$P/sa.key" \
   --service-cluster-ip-range=${TESTENV_SERVICE_CIDR:-10.0.0.0/16} \
   --allow-privileged=true \
-  --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
-  --endpoint-reconciler-type=none \
+  --disable-admission-plugins=$ADMISSION_OFF \
+  --endpoint-reconciler-type=none "${api_node[@]}" \
   ${TESTENV_APISERVER_EXTRA_ARGS:-}
 # kube-apiserver retries etcd while it starts, so it started without waiting; etcd's own check comes now, so that
 # an etcd failure shows etcd's log rather than the API server's.
@@ -176,6 +194,11 @@ if ((NODES > 0)); then
   KCM_CONTROLLERS+=,deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller
   KCM_CONTROLLERS+=,job-controller,endpointslice-controller,serviceaccount-token-controller
 fi
+if ((REAL == 1)); then # + the default ServiceAccount, kube-root-ca.crt, aggregated view/edit/admin, pod GC
+  KCM_CONTROLLERS+=,deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller
+  KCM_CONTROLLERS+=,job-controller,endpointslice-controller,serviceaccount-token-controller,serviceaccount-controller
+  KCM_CONTROLLERS+=,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,pod-garbage-collector-controller
+fi
 if [[ ${TESTENV_KCM:-1} == 1 ]]; then
   [[ -x $BIN/kube-controller-manager ]] || { echo "testenv up: $BIN/kube-controller-manager is missing" >&2; exit 1; }
   start kube-controller-manager "$BIN/kube-controller-manager" \
@@ -187,12 +210,14 @@ if [[ ${TESTENV_KCM:-1} == 1 ]]; then
     --bind-address=127.0.0.1 --secure-port="$KCM_PORT" \
     --kube-api-qps=100 --kube-api-burst=200
 fi
-if ((NODES > 0)); then
+if ((NODES > 0 || REAL == 1)); then
   start kube-scheduler "$BIN/kube-scheduler" \
     --kubeconfig="$W/kubeconfig" \
     --leader-elect=false \
     --bind-address=127.0.0.1 --secure-port="$SCHED_PORT" \
     --kube-api-qps=100 --kube-api-burst=200
+fi
+if ((NODES > 0)); then
   # kwok: only our stages (KWOK_WORKDIR keeps it from reading ~/.kwok/kwok.yaml), only the Nodes labelled below,
   # no node leases (nothing reads them), no server. Pod IPs come from each Node's podCIDR.
   mkdir -p "$W/kwok"
@@ -225,9 +250,15 @@ if [[ -f $W/kube-controller-manager.pid ]]; then
   wait_for kube-controller-manager curl -fsSk "https://127.0.0.1:$KCM_PORT/healthz"
   log "kube-controller-manager healthy on 127.0.0.1:$KCM_PORT (${TESTENV_KCM_CONTROLLERS:-$KCM_CONTROLLERS})"
 fi
-if ((NODES > 0)); then
+if ((NODES > 0 || REAL == 1)); then
   wait_for kube-scheduler curl -fsSk "https://127.0.0.1:$SCHED_PORT/healthz"
   log "kube-scheduler healthy on 127.0.0.1:$SCHED_PORT"
+fi
+if ((REAL == 1)); then
+  # shellcheck source=hack/testenv/node-up.sh
+  source "$HERE/node-up.sh"
+fi
+if ((NODES > 0)); then
   nodes_ready() {
     (($(admin_curl '/api/v1/nodes?labelSelector=testenv.local%2Fnode%3Dtrue' | grep -o '"type":"Ready","status":"True"' | wc -l) >= NODES))
   }
@@ -241,8 +272,16 @@ TESTENV_DIR=$W
 TESTENV_BIN=$BIN
 TESTENV_API_URL=https://127.0.0.1:$API_PORT
 TESTENV_ETCD_URL=http://127.0.0.1:$ETCD_PORT
-TESTENV_NODES=$NODES
+TESTENV_NODES=$((NODES + REAL))
 ENV
+if ((REAL == 1)); then
+  cat >>"$W/env" <<ENV
+TESTENV_REAL_NODE=$NODE_NAME
+TESTENV_NODE_BIN=$NODE_BIN
+TESTENV_NODE_STARTUP_MS=$NODE_STARTUP_MS
+TESTENV_CONTAINERD_SOCK=$S/containerd.sock
+ENV
+fi
 
 # Optional watchdog: when TESTENV_WATCH_PID dies (a killed test runner), stop everything started here.
 if [[ -n ${TESTENV_WATCH_PID:-} ]]; then

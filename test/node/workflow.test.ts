@@ -1,0 +1,257 @@
+// The users' workflow end to end on a real node, driven as the README tells users to drive it: the CLI packed and
+// installed into a prefix; `init` + `create api` on a chart whose images are all local; `make docker-build` (podman)
+// and the image loaded into the node's containerd; `make deploy IMG=…`; the operator pod Ready (probes answered by
+// the kubelet, `kubectl logs` showing its start); `kubectl apply -k config/samples` with the operand pods really
+// running; a spec change upgrading the release with its post-upgrade hook Job run as a real pod; with two replicas,
+// the leader pod deleted and a change made at once, applied by the other; the leader pod deleted while helm waits for
+// a slow hook, and no release left pending once the new pod converged; `make undeploy` removing the CRs first (each
+// release uninstalled, each finalizer released) and then everything else. Skips, with the reason, where the machine
+// cannot run a node. Run by `make node-test`; prints the time of each step.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { machineFlags } from '../support/container.js';
+import { ROOT, runCleanups } from '../support/operator.js';
+import { NODE_BIN, NPM, run } from '../support/run.js';
+
+const node = inject('realNode');
+const POLL = { timeout: 180_000, interval: 1_000 } as const;
+const rand = () => Math.random().toString(36).slice(2, 8);
+const OPERAND_IMAGE = 'docker.io/library/debian:bookworm-slim';
+/** The sample `create api` writes for the chart `workload`: kind Workload, named `workload-sample`. */
+const CR = 'workload-sample';
+const figures: [string, string][] = [];
+
+describe.skipIf(node.skip !== undefined)(`the workflow on a real node ${node.skip ?? ''}`, { timeout: 900_000 }, () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const work = mkdtempSync(join(tmpdir(), 'node-workflow-'));
+  const prefix = join(work, 'prefix');
+  const project = join(work, 'proj');
+  const name = `nw${rand()}`;
+  const domain = `${name}.example.com`;
+  const group = `charts.${domain}`;
+  const img = `localhost/${name}:v0.1.0`;
+  const ns = `${name}-samples`;
+  const system = `${name}-system`;
+  const env = {
+    ...process.env,
+    PATH: `${join(prefix, 'bin')}:${NODE_BIN}:${dirname(node.kubectl)}:${dirname(node.helm)}:${process.env.PATH}`,
+    KUBECONFIG: node.kubeconfig,
+    HELM_BINARY: node.helm,
+  };
+  const sh = (cmd: string, args: string[]) => run(cmd, args, { cwd: project, env });
+  const kubectl = (...args: string[]) => sh(node.kubectl, args);
+  const make = (...args: string[]) => sh('make', ['--no-print-directory', `KUBECTL=${node.kubectl}`, ...args]);
+  const timed = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    const out = await step();
+    figures.push([what, `${((performance.now() - t0) / 1000).toFixed(1)} s`]);
+    return out;
+  };
+  const json = async <T>(...args: string[]) => JSON.parse(await kubectl(...args, '-o', 'json')) as T;
+  const cr = () =>
+    json<{ status?: { conditions?: { type: string; status: string }[] } }>('get', `workloads.${group}`, CR, '-n', ns);
+
+  beforeAll(async () => {
+    cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+    const tgz = join(work, (await run(NPM, ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT })).trim());
+    await run(NPM, ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tgz], { env });
+    mkdirSync(project);
+    await sh('helm-operator', [
+      'init',
+      '--plugins=helm',
+      `--domain=${domain}`,
+      `--project-name=${name}`,
+      `--helm-chart=${join(ROOT, 'test/fixtures/charts/node-workload')}`,
+    ]);
+    figures.push(['node start-up (first process to Ready, hack/testenv/node-up.sh)', `${node.nodeStartupMs} ms`]);
+    const flags = ['--network=host', ...(await machineFlags())].join(' ');
+    await timed('make docker-build (podman)', () =>
+      make(
+        'docker-build',
+        'CONTAINER_TOOL=podman',
+        `IMG=${img}`,
+        `HELM_OPERATOR_PACKAGE=${tgz}`,
+        `CONTAINER_BUILD_FLAGS=${flags}`,
+      ),
+    );
+    cleanups.push(() => run('podman', ['rmi', '--force', img]).catch(() => undefined));
+    await timed('load the operator and operand images into the node', async () => {
+      for (const i of [img, OPERAND_IMAGE])
+        await run('bash', [join(ROOT, 'hack/testenv.sh'), 'load-image', i, node.dir]);
+    });
+  });
+
+  afterAll(async () => {
+    // Whatever a failed step left: undeploy once more (it is idempotent), then the files and the image.
+    await make('undeploy', 'UNDEPLOY_TIMEOUT=2m').catch(() => undefined);
+    await kubectl('delete', 'namespace', ns, '--ignore-not-found', '--wait=false').catch(() => undefined);
+    await runCleanups(cleanups);
+    process.stderr.write(
+      `\n| step on the real node | time |\n|---|---|\n${figures.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}\n`,
+    );
+  });
+
+  it('runs the operator as a pod: Ready through its probes, its start in kubectl logs', async () => {
+    await timed('make deploy to operator pod Ready', async () => {
+      await make('deploy', `IMG=${img}`);
+      await kubectl('rollout', 'status', `deployment/${name}-controller-manager`, '-n', system, '--timeout=180s');
+    });
+    const logs = await kubectl('logs', `deployment/${name}-controller-manager`, '-n', system);
+    expect(logs).toMatch(/Serving health probes/);
+    expect(logs).toMatch(/Starting helm-operator/);
+    expect(logs).toMatch(/Starting workers/);
+    const pods = await json<{ items: { status: { containerStatuses: { ready: boolean; restartCount: number }[] } }[] }>(
+      'get',
+      'pods',
+      '-n',
+      system,
+      '-l',
+      'control-plane=controller-manager',
+    );
+    expect(pods.items.map((p) => p.status.containerStatuses[0]?.ready)).toEqual([true]);
+  });
+
+  it('deploys each sample with its operand pods really running', async () => {
+    await kubectl('create', 'namespace', ns);
+    await timed('kubectl apply -k config/samples to Deployed and Ready', async () => {
+      await kubectl('apply', '-k', 'config/samples', '-n', ns);
+      await vi.waitFor(async () => {
+        const conditions = (await cr()).status?.conditions ?? [];
+        expect(conditions.find((c) => c.type === 'Deployed')?.status).toBe('True');
+        expect(conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+      }, POLL);
+    });
+    const pods = await json<{
+      items: { status: { phase: string; containerStatuses: { ready: boolean; started: boolean }[] } }[];
+    }>('get', 'pods', '-n', ns, '-l', `app=${CR}-workload`);
+    expect(pods.items.map((p) => [p.status.phase, p.status.containerStatuses[0]?.started])).toEqual([
+      ['Running', true],
+    ]);
+    // A real container: it answers exec.
+    expect(
+      (await kubectl('exec', '-n', ns, `deployment/${CR}-workload`, '--', 'cat', '/etc/debian_version')).trim(),
+    ).toMatch(/^12\./);
+  });
+
+  it('upgrades on a spec change, its post-upgrade hook Job running as a real pod', async () => {
+    await timed('spec change to the hook Job done and the new value applied', async () => {
+      await kubectl(
+        'patch',
+        `workloads.${group}`,
+        CR,
+        '-n',
+        ns,
+        '--type=merge',
+        '-p',
+        '{"spec":{"message":"v2","replicaCount":2}}',
+      );
+      await vi.waitFor(async () => {
+        const job = await json<{ status?: { succeeded?: number } }>('get', 'job', `${CR}-upgraded`, '-n', ns);
+        expect(job.status?.succeeded).toBe(1);
+        const cm = await json<{ data: { message: string } }>('get', 'configmap', `${CR}-workload`, '-n', ns);
+        expect(cm.data.message).toBe('v2');
+      }, POLL);
+    });
+    expect((await kubectl('logs', '-n', ns, `job/${CR}-upgraded`)).trim()).toBe('upgraded to v2');
+    await kubectl('rollout', 'status', `deployment/${CR}-workload`, '-n', ns, '--timeout=120s');
+  });
+
+  /** The operator pod holding the leader Lease (its identity is `<hostname>_<uuid>`, the hostname its pod's name). */
+  const leaderPod = async () => {
+    const lease = await json<{ spec?: { holderIdentity?: string } }>('get', 'lease', name, '-n', system);
+    const holder = lease.spec?.holderIdentity ?? '';
+    return holder.slice(0, holder.lastIndexOf('_'));
+  };
+  const operatorPods = async () =>
+    (
+      await json<{ items: { metadata: { name: string }; status: { containerStatuses?: { ready: boolean }[] } }[] }>(
+        'get',
+        'pods',
+        '-n',
+        system,
+        '-l',
+        'control-plane=controller-manager',
+      )
+    ).items.map((p) => ({ name: p.metadata.name, ready: p.status.containerStatuses?.[0]?.ready === true }));
+  const message = async () =>
+    (await json<{ data: { message: string } }>('get', 'configmap', `${CR}-workload`, '-n', ns)).data.message;
+  /** The release's records as `<revision>:<status>`, oldest first. */
+  const releases = async () =>
+    (
+      await json<{ items: { metadata: { labels: Record<string, string> } }[] }>(
+        'get',
+        'secret',
+        '-n',
+        ns,
+        '-l',
+        `owner=helm,name=${CR}`,
+      )
+    ).items
+      .map((s) => s.metadata.labels)
+      .sort((a, b) => Number(a.version) - Number(b.version))
+      .map((l) => `${l.version}:${l.status}`);
+
+  it('with two replicas, lets the other take over when the leader pod is deleted, and applies a change made at once', async () => {
+    await kubectl('scale', `deployment/${name}-controller-manager`, '-n', system, '--replicas=2');
+    await vi.waitFor(async () => expect((await operatorPods()).filter((p) => p.ready)).toHaveLength(2), POLL);
+    const leader = await leaderPod();
+    expect((await operatorPods()).map((p) => p.name)).toContain(leader);
+    await timed('leader pod deleted to a change made at once applied by the other replica', async () => {
+      await kubectl('delete', 'pod', leader, '-n', system, '--wait=false');
+      await kubectl('patch', `workloads.${group}`, CR, '-n', ns, '--type=merge', '-p', '{"spec":{"message":"v3"}}');
+      await vi.waitFor(async () => expect(await message()).toBe('v3'), POLL);
+    });
+    expect(await leaderPod()).not.toBe(leader);
+  });
+
+  it('leaves no release pending when the leader pod is deleted while helm waits for a slow hook', async () => {
+    await kubectl(
+      'patch',
+      `workloads.${group}`,
+      CR,
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"spec":{"message":"v4","hookSeconds":20}}',
+    );
+    // helm is in the upgrade: its record says pending-upgrade while the hook Job sleeps.
+    await vi.waitFor(
+      async () => expect((await releases()).some((r) => r.endsWith(':pending-upgrade'))).toBe(true),
+      POLL,
+    );
+    const leader = await leaderPod();
+    await timed('leader deleted mid-upgrade to the release deployed again, nothing pending', async () => {
+      await kubectl('delete', 'pod', leader, '-n', system, '--wait=false');
+      await vi.waitFor(
+        async () => {
+          expect(await message()).toBe('v4');
+          const conditions = (await cr()).status?.conditions ?? [];
+          expect(conditions.find((c) => c.type === 'Deployed')?.status).toBe('True');
+          const records = await releases();
+          expect(records.filter((r) => r.includes(':pending-'))).toEqual([]);
+          expect(records.at(-1)).toMatch(/:deployed$/);
+        },
+        { timeout: 300_000, interval: 1_000 },
+      );
+    });
+  });
+
+  it('undeploys: the CRs first, each release uninstalled, then everything else, and nothing dangles', async () => {
+    await timed('make undeploy', () => make('undeploy', 'UNDEPLOY_TIMEOUT=3m'));
+    // undeploy returns once everything is deleted; the namespace controller then empties the operator's namespace.
+    await vi.waitFor(async () => {
+      expect(await kubectl('get', 'namespace', system, '--ignore-not-found', '-o', 'name')).toBe('');
+    }, POLL);
+    expect(await kubectl('get', 'crd', `workloads.${group}`, '--ignore-not-found', '-o', 'name')).toBe('');
+    expect(await kubectl('get', 'pods', '-A', '-o', 'name', '-l', `app=${CR}-workload`)).toBe('');
+    // The release's objects and records are gone: the CR was deleted while its operator still ran.
+    for (const kind of ['deployment', 'configmap', 'secret']) {
+      const left = await kubectl('get', kind, '-n', ns, '-o', 'name');
+      expect(left.split('\n').filter((l) => new RegExp(`${CR}-workload|sh\\.helm\\.release`).test(l))).toEqual([]);
+    }
+    expect(readdirSync(project)).toContain('Makefile');
+  });
+});
