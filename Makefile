@@ -48,8 +48,8 @@ testenv-build: ## build or reuse etcd, kube-apiserver, kube-controller-manager, 
 testenv-up: ## start a local control plane and print its folder (stop it with hack/testenv.sh down DIR)
 	hack/testenv.sh up
 
-demo: deps ## run the operator on a local control plane with the sample CR (Ctrl-C stops it)
-	hack/demo.sh
+demo: deps ## run the operator on a local control plane with the sample CR (Ctrl-C stops it); NODE=real: the whole workflow on a real node
+	NODE="$(NODE)" hack/demo.sh
 
 run: build ## run the operator against the cluster in KUBECONFIG (like operator-sdk's make install run)
 	node dist/cmd/main.js run

@@ -2,9 +2,11 @@
 # `make demo`: builds what is missing (Go binaries, the operator), starts a local control plane with fake nodes,
 # installs the sample CRD, runs the operator, applies the sample CR and shows it reach Deployed and then Ready,
 # then leaves the operator running so you can edit or delete the CR. Ctrl-C stops everything it started.
-# Called by the Makefile (Node >= 22 on PATH).
+# Called by the Makefile (Node >= 22 on PATH). NODE=real runs the users' whole workflow on a real node instead
+# (hack/demo-node.sh: make docker-build, make deploy, the operator and the sample's pods really running).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ${NODE:-} == real ]]; then exec hack/demo-node.sh; fi
 ROOT=$(pwd)
 BIN=$(hack/testenv.sh build | tail -n 1)
 npm run --silent build

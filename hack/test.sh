@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: the whole suite from a clean clone. With the local control plane (the default), the Go binaries
-# are built (or reused) in the background while npm ci, lint, type-check, build and unit tests run; then the
-# integration tests run against a control plane started by the vitest global setup, then the chaos suite's short
-# version on planes of its own. Prints a timing table.
+# are built (or reused) in the background while npm ci, lint, type-check and build run; then the unit tests (with the
+# plane's helm and kubectl, so that a fresh clone skips none of them), the integration tests against a control plane
+# started by the vitest global setup, and the chaos suite's short version on planes of its own. Prints a timing table.
 # Called by the Makefile (which puts Node >= 22 first on PATH) and so by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,14 +41,6 @@ fi
 phase "lint (biome)" npm run --silent lint
 phase "typecheck (tsc)" npm run --silent typecheck
 phase "build (tsc)" npm run --silent build
-# The scaffold's unit tests also build generated kustomize trees when a kubectl is at hand: any kubectl already in
-# the testenv cache will do (kustomize does not depend on the cluster version); a cold machine skips those, saying so.
-if [[ -z ${KUBECTL:-} ]]; then
-  cached_kubectl=$(ls -1d "${TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/helm-operator-ts/testenv}"/bin/*/kubectl 2>/dev/null | head -n 1 || true)
-  if [[ -n $cached_kubectl ]]; then export KUBECTL=$cached_kubectl; fi
-fi
-phase "unit tests" npm run --silent test:unit
-
 if [[ -n $build_pid ]]; then
   echo "==> waiting for the control-plane binaries" >&2
   if ! wait "$build_pid"; then
@@ -63,6 +55,13 @@ if [[ -n $build_pid ]]; then
   TIMES+=("$(printf '%-28s %5ss' "testenv build (background)" "$(($(date +%s) - build_start))")")
   rm -f "$build_log" "$build_log.out"
 fi
+# The unit tests run after the binaries exist, so that a fresh clone skips none of what a warm machine runs: the
+# scaffolder's tests run the plane's helm, and its kustomize tests the plane's kubectl (kustomize does not depend on
+# the cluster version). The unit tests take about a minute; a cold build takes far longer either way.
+if [[ -n ${TESTENV_BIN:-} ]]; then
+  export HELM_BIN=${HELM_BIN:-$TESTENV_BIN/helm-v3} KUBECTL=${KUBECTL:-$TESTENV_BIN/kubectl}
+fi
+phase "unit tests" npm run --silent test:unit
 phase "integration tests ($mode)" npx vitest run --project integration
 # The chaos suite's short version (chaos/run.ts --short): its own planes, so only with the local binaries.
 if [[ $mode == local ]]; then

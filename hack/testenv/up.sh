@@ -46,12 +46,25 @@ log() { echo "testenv up [$(ms)ms] $*" >&2; }
 ok=0
 trap '[[ $ok == 1 ]] || TESTENV_KEEP=${TESTENV_KEEP:-1} "$HERE/down.sh" "$W" >&2' EXIT
 
-# Free ports: bind port 0 on loopback, read the port, close. All five are taken at once so they differ.
+# Free ports, below the kernel's ephemeral range: a port picked by binding port 0 comes from that range, and between
+# our closing it and etcd binding it, any outgoing connection of this busy machine (tests, operators, other planes)
+# may take it as its source port ("bind: address already in use", seen in CI). Random ports under the range's low
+# end, each checked bindable on loopback, are never handed out that way. All five at once, so they differ.
 read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT SCHED_PORT < <(
-  python3 -c 'import socket
-ss=[socket.socket() for _ in range(5)]
-[s.bind(("127.0.0.1",0)) for s in ss]
-print(*[s.getsockname()[1] for s in ss])' 2>/dev/null ||
+  python3 -c 'import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+got = []
+while len(got) < 5:
+    p = random.randrange(10000, max(10001, low))
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+        if p not in got: got.append(p)
+    except OSError:
+        pass
+    finally:
+        s.close()
+print(*got)' 2>/dev/null ||
     node -e 'const n=require("net");const ss=[0,1,2,3,4].map(()=>n.createServer());let p=[];ss.forEach(s=>s.listen(0,"127.0.0.1",()=>{p.push(s.address().port);if(p.length===5){console.log(p.join(" "));ss.forEach(x=>x.close())}}))'
 )
 [[ -n ${SCHED_PORT:-} ]] || { echo "testenv up: could not find free ports (needs python3 or node)" >&2; exit 1; }

@@ -5,9 +5,11 @@
 // running; a spec change upgrading the release with its post-upgrade hook Job run as a real pod; with two replicas,
 // the leader pod deleted and a change made at once, applied by the other; the leader pod deleted while helm waits for
 // a slow hook, and no release left pending once the new pod converged; `make undeploy` removing the CRs first (each
-// release uninstalled, each finalizer released) and then everything else. Skips, with the reason, where the machine
-// cannot run a node. Run by `make node-test`; prints the time of each step.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// release uninstalled, each finalizer released) and then everything else. A test overlay gives the operator a
+// projected token of the shortest lifetime the API server allows (600 s): it keeps working after the kubelet rotated
+// it and the first one expired. Skips, with the reason, where the machine cannot run a node. Run by `make node-test`;
+// prints the time of each step.
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -22,6 +24,35 @@ const OPERAND_IMAGE = 'docker.io/library/debian:bookworm-slim';
 /** The sample `create api` writes for the chart `workload`: kind Workload, named `workload-sample`. */
 const CR = 'workload-sample';
 const figures: [string, string][] = [];
+/** The API server's shortest projected token lifetime; the kubelet renews a token at 80 % of it. */
+const TOKEN_SECONDS = 600;
+/** A test overlay (config/default's patch, as kubebuilder's): the manager's token projected with TOKEN_SECONDS. */
+const SHORT_TOKEN_PATCH = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: controller-manager
+  namespace: system
+spec:
+  template:
+    spec:
+      automountServiceAccountToken: false
+      containers:
+      - name: manager
+        volumeMounts:
+        - name: short-token
+          mountPath: /var/run/secrets/kubernetes.io/serviceaccount
+          readOnly: true
+      volumes:
+      - name: short-token
+        projected:
+          sources:
+          - serviceAccountToken: {path: token, expirationSeconds: ${TOKEN_SECONDS}}
+          - configMap: {name: kube-root-ca.crt, items: [{key: ca.crt, path: ca.crt}]}
+          - downwardAPI: {items: [{path: namespace, fieldRef: {fieldPath: metadata.namespace}}]}
+`;
+/** A JWT's `exp` claim, in ms. */
+const expiry = (jwt: string) =>
+  1000 * (JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number }).exp;
 
 describe.skipIf(node.skip !== undefined)(`the workflow on a real node ${node.skip ?? ''}`, { timeout: 900_000 }, () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -66,6 +97,8 @@ describe.skipIf(node.skip !== undefined)(`the workflow on a real node ${node.ski
       `--helm-chart=${join(ROOT, 'test/fixtures/charts/node-workload')}`,
     ]);
     figures.push(['node start-up (first process to Ready, hack/testenv/node-up.sh)', `${node.nodeStartupMs} ms`]);
+    writeFileSync(join(project, 'config/default/short_token_patch.yaml'), SHORT_TOKEN_PATCH);
+    appendFileSync(join(project, 'config/default/kustomization.yaml'), 'patches:\n- path: short_token_patch.yaml\n');
     const flags = ['--network=host', ...(await machineFlags())].join(' ');
     await timed('make docker-build (podman)', () =>
       make(
@@ -237,6 +270,51 @@ describe.skipIf(node.skip !== undefined)(`the workflow on a real node ${node.ski
         { timeout: 300_000, interval: 1_000 },
       );
     });
+  });
+
+  it('keeps working across a rotation of its projected token, after the first token expired', {
+    timeout: 900_000,
+  }, async () => {
+    const pod = await leaderPod();
+    const tokenOf = async () =>
+      (
+        await kubectl('exec', '-n', system, pod, '--', 'cat', '/var/run/secrets/kubernetes.io/serviceaccount/token')
+      ).trim();
+    const first = await tokenOf();
+    const expires = expiry(first);
+    expect(expires - Date.now()).toBeLessThanOrEqual(TOKEN_SECONDS * 1000);
+    await timed(`the kubelet's rotation of a ${TOKEN_SECONDS} s token, then its expiry`, async () => {
+      await vi.waitFor(async () => expect(await tokenOf()).not.toBe(first), {
+        timeout: TOKEN_SECONDS * 1000,
+        interval: 5_000,
+      });
+      await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(expires + 5_000), {
+        timeout: TOKEN_SECONDS * 1000,
+        interval: 1_000,
+      });
+    });
+    expect(await leaderPod()).toBe(pod);
+    await timed('a change after the first token expired applied', async () => {
+      await kubectl(
+        'patch',
+        `workloads.${group}`,
+        CR,
+        '-n',
+        ns,
+        '--type=merge',
+        '-p',
+        '{"spec":{"message":"v5","hookSeconds":0}}',
+      );
+      await vi.waitFor(async () => expect(await message()).toBe('v5'), POLL);
+    });
+    const restarts = await json<{ status: { containerStatuses: { restartCount: number }[] } }>(
+      'get',
+      'pod',
+      pod,
+      '-n',
+      system,
+    );
+    expect(restarts.status.containerStatuses[0]?.restartCount).toBe(0);
   });
 
   it('undeploys: the CRs first, each release uninstalled, then everything else, and nothing dangles', async () => {
