@@ -26,7 +26,7 @@ stop() {
       say "make undeploy (the CR first: its release is uninstalled, then the operator, RBAC and CRD)"
       make -C "$PROJECT" --no-print-directory undeploy UNDEPLOY_TIMEOUT=2m || true
     fi
-    hack/testenv.sh down "$DIR"
+    "$ROOT/hack/testenv.sh" down "$DIR"
     echo "demo: control plane and node stopped" >&2
   fi
   rm -rf "$WORK"
