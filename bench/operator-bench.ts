@@ -161,7 +161,7 @@ async function main(): Promise<void> {
       concurrency: workers,
       floors,
       operator: {
-        sequential: seq,
+        sequential: seq.creates,
         create: {
           wallMs: created.bulk?.allMs ?? Number.NaN,
           latencies: created.bulk?.latencies ?? [],

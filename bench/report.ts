@@ -26,7 +26,7 @@ import type { measureDrift } from './phases/drift.ts';
 import type { idleWindow } from './phases/idle.ts';
 
 export interface Figures {
-  readonly seq: number[];
+  readonly seq: { readonly creates: number[]; readonly deletes: number[] };
   readonly created: Awaited<ReturnType<typeof bulkCreates>>;
   readonly idled: Awaited<ReturnType<typeof idleWindow>>;
   readonly drift: Awaited<ReturnType<typeof measureDrift>> | undefined;
@@ -45,7 +45,8 @@ export function operatorRows(f: Figures): [string, string][] {
   const perCr = idle.rec.filter(([k]) => k.startsWith(`${NS}/bulk-`)).map(([, n]) => n); // without deleted seq-*
   const recOther = recTotal - perCr.reduce((a, b) => a + b, 0);
   rows.push(
-    [`1 CR create→Deployed, ${SEQUENTIAL}× sequential: p50 / p95 / max`, seq.length ? dist(seq) : '-'],
+    [`1 CR create→Deployed, ${SEQUENTIAL}× sequential: p50 / p95 / max`, seq.creates.length ? dist(seq.creates) : '-'],
+    [`1 CR delete→gone, ${SEQUENTIAL}× sequential: p50 / p95 / max`, seq.deletes.length ? dist(seq.deletes) : '-'],
     [`${CRS} CRs create→Deployed: p50 / p95 / max`, bulk ? dist(bulk.latencies) : '-'],
     [`${CRS} CRs: time to send all creates (client)`, bulk ? ms(bulk.createMs) : '-'],
     [`${CRS} CRs: time until all Deployed`, bulk ? `${(bulk.allMs / 1000).toFixed(1)} s` : '-'],

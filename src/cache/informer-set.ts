@@ -1,5 +1,5 @@
 // The informers of one watched kind, by namespace ('' = all namespaces, or a cluster-scoped kind): the cached copy
-// of an object, and whether the informer covering a namespace has listed. Built by the manager per watch; read by
+// of an object or of a namespace's objects, and whether the informer covering a namespace has listed. Built by the manager per watch; read by
 // the reconciler's CR access (as its cache) and the shard gate. Never starts or stops an informer.
 import type { KubeObject } from '../kube/types.js';
 import { splitKey } from './store.js';
@@ -7,6 +7,7 @@ import { splitKey } from './store.js';
 /** What an InformerSet needs of each informer. */
 export interface CachedInformer {
   get(namespace: string, name: string): KubeObject | undefined;
+  list(): KubeObject[];
   hasSynced(): boolean;
 }
 
@@ -35,6 +36,12 @@ export class InformerSet<I extends CachedInformer = CachedInformer> {
   /** The object of a "namespace/name" key. */
   getKey(key: string): KubeObject | undefined {
     return this.get(...splitKey(key));
+  }
+
+  /** The informer's copies of the objects in `namespace` (of every namespace for ''). */
+  list(namespace: string): KubeObject[] {
+    const all = this.#of(namespace)?.list() ?? [];
+    return namespace === '' || !this.#namespaced ? all : all.filter((o) => o.metadata.namespace === namespace);
   }
 
   /** True once the informer covering `namespace` has listed (an object it does not hold then does not exist). */

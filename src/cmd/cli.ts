@@ -174,6 +174,7 @@ async function run(argv: readonly string[]): Promise<number> {
         namespaces,
         reconcilePeriodMs: opts.reconcilePeriodMs,
         maxConcurrentReconciles: opts.maxConcurrentReconciles,
+        uninstallBatch: opts.maxUninstallBatch,
         kube: kube.client,
         helm,
         helmMiddlewares: [helmMetrics(observeHelm, runs)],

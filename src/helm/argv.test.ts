@@ -106,6 +106,18 @@ describe('uninstallArgs', () => {
       '--wait',
     ]);
   });
+
+  it('names the releases uninstalled together in order, and refuses one that would read as a flag', () => {
+    expect(uninstallArgs({ ...ref, also: ['api', 'db'] })).toEqual([
+      'uninstall',
+      'web',
+      'api',
+      'db',
+      '--namespace',
+      'apps',
+    ]);
+    expect(() => uninstallArgs({ ...ref, also: ['--all'] })).toThrow(/release must be non-empty/);
+  });
 });
 
 describe('rollbackArgs', () => {

@@ -59,6 +59,8 @@ export interface UpgradeArgs extends TimedArgs {
 export interface UninstallArgs extends TimedArgs {
   readonly disableHooks?: boolean;
   readonly wait?: boolean;
+  /** More releases of the namespace, uninstalled after `release` by the same process. */
+  readonly also?: readonly string[];
 }
 
 export interface RollbackArgs extends TimedArgs {
@@ -177,6 +179,7 @@ export function uninstallArgs(p: UninstallArgs): string[] {
   return [
     'uninstall',
     operand('release', p.release),
+    ...(p.also ?? []).map((r) => operand('release', r)),
     ...common(p),
     ...timeoutArgs(p),
     ...flag(p.disableHooks, '--no-hooks'),

@@ -46,6 +46,14 @@ if (mode === 'version' || (args[0] === 'version' && env.FAKE_VERSION)) {
   process.stderr.write('noise line\\n'.repeat(1000));
   process.stderr.write('Error: UPGRADE FAILED: values ' + (values && values.content) + ' from ' + file + '\\n');
   process.exit(3);
+} else if (mode === 'uninstall-partial') {
+  for (const name of args.slice(1, args.indexOf('--namespace'))) {
+    if (name === 'bad') {
+      process.stderr.write('Error: uninstall: Release not loaded: bad: release: not found\\n');
+      process.exit(1);
+    }
+    process.stdout.write('release "' + name + '" uninstalled\\n');
+  }
 } else if (mode === 'hang' || mode === 'stubborn') {
   setInterval(() => {}, 60000);
 } else if (args[0] === 'install' || args[0] === 'upgrade') {
@@ -205,6 +213,21 @@ describe('when upgrading, uninstalling and rolling back', { timeout: 20_000 }, (
     expect(t.recorded()).toMatchObject({ args: ['uninstall', 'web', '--namespace', 'apps', '--wait'], values: null });
     await t.client.rollback({ release: 'web', namespace: 'apps', revision: 2, signal: signal() });
     expect(t.recorded().args).toEqual(['rollback', 'web', '2', '--namespace', 'apps', '--history-max', '4']);
+  });
+
+  it('uninstalls several releases in one process and, when one fails, names it and those gone before it', async () => {
+    const t = await setup('uninstall-partial');
+    await t.client.uninstall({ release: 'web', namespace: 'apps', also: ['api'], signal: signal() });
+    expect(t.recorded().args).toEqual(['uninstall', 'web', 'api', '--namespace', 'apps']);
+    const err = await rejection(
+      t.client.uninstall({ release: 'web', namespace: 'apps', also: ['api', 'bad', 'db'], signal: signal() }),
+    );
+    expect(err).toBeInstanceOf(HelmCommandError);
+    const { failure } = err as HelmCommandError;
+    expect(failure).toMatchObject({ release: 'bad', uninstalled: ['web', 'api'], exitCode: 1 });
+    expect((err as Error).message).toBe(
+      'helm uninstall of release apps/bad failed with exit code 1: Error: uninstall: Release not loaded: bad: release: not found',
+    );
   });
 });
 

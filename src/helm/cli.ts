@@ -18,8 +18,8 @@ import {
   versionArgs,
 } from './argv.js';
 import { createHelmHomes, userHelmEnv } from './env.js';
-import { HelmCommandError, HelmNotFoundError } from './errors.js';
-import { parseHelmVersion, tail } from './output.js';
+import { HelmCommandError, type HelmCommandFailure, HelmNotFoundError } from './errors.js';
+import { parseHelmVersion, tail, uninstallProgress } from './output.js';
 import { ProcessFailure, runProcess } from './process.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 import { DEFAULT_HELM_TIMEOUT_MS, HELM_TIMEOUT_MARGIN_MS } from './timeout.js';
@@ -89,6 +89,8 @@ interface RunContext extends HelmCallOptions {
   readonly secrets: readonly string[];
   /** Strings hidden in the argv shown in errors and to onSpawn (passwords in repository URLs). */
   readonly argSecrets?: readonly string[];
+  /** A batch uninstall: what the failure says it did, read from stdout (which is otherwise never kept). */
+  readonly progress?: (stdout: string) => Pick<HelmCommandFailure, 'release' | 'uninstalled'>;
 }
 
 export function createHelmCli(options: HelmCliOptions): HelmCli {
@@ -151,6 +153,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
           canceled: err.canceled,
           timedOut: err.timedOut,
           forceKilled: err.forceKilled,
+          ...ctx.progress?.(err.stdout),
         },
         { cause },
       );
@@ -216,7 +219,22 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
       });
     },
     async uninstall(p) {
-      await run('uninstall', uninstallArgs(p), ctxOf(p, secretsOf({}, p.secrets, namesOf(p))));
+      const releases = [p.release, ...(p.also ?? [])];
+      const ctx = ctxOf(p, secretsOf({}, p.secrets, [...namesOf(p), ...releases]));
+      if (releases.length === 1) {
+        await run('uninstall', uninstallArgs(p), ctx);
+        return;
+      }
+      // --timeout applies to each release in turn: the process may take it once per release.
+      const each = p.timeoutMs ?? DEFAULT_HELM_TIMEOUT_MS;
+      await run('uninstall', uninstallArgs(p), {
+        ...ctx,
+        helmTimeoutMs: each * releases.length,
+        progress: (stdout) => {
+          const { uninstalled, stoppedAt } = uninstallProgress(stdout, releases);
+          return { release: stoppedAt ?? p.release, uninstalled };
+        },
+      });
     },
     async rollback(p) {
       const args = rollbackArgs({ ...p, historyMax, ...flags.force('rollback', p.force, p.clientSideApply) });

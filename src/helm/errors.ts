@@ -39,6 +39,11 @@ export interface HelmCommandFailure {
   readonly timedOut: boolean;
   /** True when helm ignored SIGTERM for the whole grace period and was SIGKILLed. */
   readonly forceKilled: boolean;
+  /**
+   * An uninstall of several releases (`also`): those helm reported uninstalled before it stopped. `release` is then
+   * the one it stopped at. @default absent: a command of one release
+   */
+  readonly uninstalled?: readonly string[];
 }
 
 /** A helm process failed, was canceled or timed out. `cause` is the (scrubbed) ProcessFailure or the abort reason. */

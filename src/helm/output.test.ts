@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HelmOutputError, HelmVersionError } from './errors.js';
-import { checkHelmVersion, parseHelmVersion, parseRelease, tail } from './output.js';
+import { checkHelmVersion, parseHelmVersion, parseRelease, tail, uninstallProgress } from './output.js';
 
 const ref = { release: 'web', namespace: 'apps' };
 
@@ -95,5 +95,19 @@ describe('parseRelease', () => {
     expect(String(err)).not.toContain('hunter2');
     expect(err).not.toHaveProperty('cause');
     expect(() => parseRelease('{"name":"web"}', 'install', ref)).toThrow(/missing name, version or info\.status/);
+  });
+});
+
+describe('uninstallProgress', () => {
+  it('counts the releases helm reported in order, up to the first it did not', () => {
+    const out = 'release "web" uninstalled\nkept history\nrelease "api" uninstalled\n';
+    expect(uninstallProgress(out, ['web', 'api', 'db', 'x'])).toEqual({ uninstalled: ['web', 'api'], stoppedAt: 'db' });
+    expect(uninstallProgress(out, ['web', 'api'])).toEqual({ uninstalled: ['web', 'api'], stoppedAt: undefined });
+    expect(uninstallProgress('', ['web'])).toEqual({ uninstalled: [], stoppedAt: 'web' });
+  });
+
+  it('never counts a release after one helm did not report, nor a line that only mentions it', () => {
+    const out = 'release "api" uninstalled\nsome release "web" uninstalled later\n';
+    expect(uninstallProgress(out, ['web', 'api'])).toEqual({ uninstalled: [], stoppedAt: 'web' });
   });
 });

@@ -37,6 +37,24 @@ export function tail(text: string, maxChars: number): string {
   return trimmed.length <= maxChars ? trimmed : `…${trimmed.slice(trimmed.length - maxChars + 1)}`;
 }
 
+/**
+ * What a batch `helm uninstall a b c` did before it stopped at `releases[i]`: helm prints `release "a" uninstalled`
+ * after each one, in order, and stops at the first failure. Names helm did not report are not counted.
+ */
+export function uninstallProgress(
+  stdout: string,
+  releases: readonly string[],
+): { readonly uninstalled: string[]; readonly stoppedAt: string | undefined } {
+  const reported = new Set<string>();
+  for (const m of stdout.matchAll(/^release "([^"\n]+)" uninstalled$/gm)) reported.add(m[1] ?? '');
+  const uninstalled: string[] = [];
+  for (const r of releases) {
+    if (!reported.has(r)) return { uninstalled, stoppedAt: r };
+    uninstalled.push(r);
+  }
+  return { uninstalled, stoppedAt: undefined };
+}
+
 const str = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
 
 /**

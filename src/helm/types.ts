@@ -132,6 +132,12 @@ export interface UpgradeParams extends ReleaseParams {
 
 export interface UninstallParams extends ReleaseParams {
   readonly wait?: boolean;
+  /**
+   * More releases of the same namespace, uninstalled by the same helm process after `release`, in order (helm takes
+   * several names). helm stops at the first that fails: the HelmCommandError then names that release and lists in
+   * `failure.uninstalled` those gone before it; the rest were not touched. `--timeout` applies to each. @default none
+   */
+  readonly also?: readonly string[];
 }
 
 export interface RollbackParams extends ReleaseParams {

@@ -3,6 +3,7 @@
 // dependent watcher. Called by the manager (manager.ts) once it may lead; never reads process.* or exits.
 import { Informer } from '../cache/informer.js';
 import { InformerSet } from '../cache/informer-set.js';
+import { keyOf } from '../cache/store.js';
 import { transformingClient } from '../cache/strip.js';
 import { chartName } from '../config/chart-dir.js';
 import type { Watch } from '../config/watches.js';
@@ -20,7 +21,7 @@ import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import type { OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
 import { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
-import type { StatusManifestMode } from '../reconciler/types.js';
+import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseInformers } from '../records/informers.js';
 import { ValuesFromWatch } from '../references/values-from-watch.js';
 import { runGroup } from './group.js';
@@ -34,6 +35,8 @@ export interface OperatorOptions {
   readonly namespaces: readonly string[];
   readonly reconcilePeriodMs: number;
   readonly maxConcurrentReconciles: number;
+  /** Releases one `helm uninstall` takes at most (--max-uninstall-batch; 1: one each). @default 20 */
+  readonly uninstallBatch?: number;
   readonly kube: KubeClient;
   /** The real helm adapter; the operator puts the process-wide middlewares around it (process-helm.ts). */
   readonly helm: HelmClient;
@@ -126,6 +129,13 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       statusManifest: o.statusManifest,
       metrics: o.metrics,
       chartRollout: rollout,
+      // Uninstall batches take only CRs this replica reconciles: being deleted, and of a shard it holds.
+      deletingCrs: (namespace) =>
+        informers
+          .list(namespace)
+          .filter((cr) => cr.metadata.deletionTimestamp && (!gate || gate.admit(keyOf(cr))))
+          .map((cr) => cr as unknown as CustomResource),
+      uninstallBatch: o.uninstallBatch,
       postRender: o.postRender ?? false,
       clock: o.clock,
       logger,

@@ -21,7 +21,7 @@ import { cleanupRelease } from '../reconciler/deletion/uninstall-wait.js';
 import { referenceReader } from '../reconciler/inputs/values-from.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
 import type { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
-import type { StatusManifestMode } from '../reconciler/types.js';
+import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseReader } from '../records/reader.js';
 import type { ReleaseReader } from '../records/types.js';
 
@@ -47,6 +47,10 @@ export interface WatchReconcilerOptions {
   readonly suppressOverrideValues: boolean;
   readonly statusManifest?: StatusManifestMode | undefined;
   readonly metrics?: OperatorMetrics | undefined;
+  /** The CRs of a namespace being deleted that this replica reconciles: batch uninstalls. @default one each */
+  readonly deletingCrs?: ((namespace: string) => readonly CustomResource[]) | undefined;
+  /** Releases one `helm uninstall` takes at most. @default 20 */
+  readonly uninstallBatch?: number | undefined;
   /** The watch's chart rollout gate (operator.ts builds it, and wakes held CRs through the controller). */
   readonly chartRollout?: ChartRolloutGate | undefined;
   /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
@@ -91,6 +95,8 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     suppressOverrideValues: o.suppressOverrideValues,
     ...(o.statusManifest ? { statusManifest: o.statusManifest } : {}),
     ...(o.chartRollout ? { chartRollout: o.chartRollout } : {}),
+    ...(o.deletingCrs ? { deletingCrs: o.deletingCrs } : {}),
+    ...(o.uninstallBatch === undefined ? {} : { uninstallBatch: o.uninstallBatch }),
     clock: o.clock,
     logger,
   });

@@ -61,6 +61,13 @@ export interface HelmReconcilerOptions {
   readonly dependents?: DependentsPort;
   /** Reads the ConfigMaps and Secrets of the values-from annotation. @default none: such CRs are Irreconcilable */
   readonly references?: ReferenceReader;
+  /**
+   * The CRs of a namespace being deleted that this replica reconciles (the informers' copies, only shards it holds):
+   * a deletion pass's helm process may uninstall their releases too (deletion/batch.ts). @default none: one each
+   */
+  readonly deletingCrs?: (namespace: string) => readonly CustomResource[];
+  /** Releases one `helm uninstall` process takes at most (1: one each). @default 20 (DEFAULT_UNINSTALL_BATCH) */
+  readonly uninstallBatch?: number;
   /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
   readonly chartRollout?: ChartRolloutGate | undefined;
   readonly clock: Clock;

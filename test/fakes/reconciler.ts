@@ -2,7 +2,8 @@
 // chart's demo.example.com/v1alpha1 Nginx kind), CrStore (that one CR in memory behind the CrAccess port: each write
 // bumps its resourceVersion, and clearing the finalizers of a CR marked for deletion removes it, as the API server
 // does) and reconcilerOptions() (the sample chart's watch, chartName nginx, no events, its own in-flight set, a 60 s
-// period, a FakeClock at 2026-01-01 and the silent logger, under the test's ports and overrides).
+// period, a FakeClock at 2026-01-01 and the silent logger, under the test's ports and overrides), and CrShelf (several
+// CRs behind one CrAccess, for uninstall batches).
 // Test-only; touches no cluster and spawns nothing.
 import { fileURLToPath } from 'node:url';
 import type { Watch } from '../../src/config/watches.js';
@@ -73,6 +74,47 @@ export class CrStore {
     if (this.cr) this.cr = { ...this.cr, metadata: { ...this.cr.metadata, deletionTimestamp: '2026-01-01T00:05:00Z' } };
   }
 }
+
+/** Several CRs in memory by "namespace/name" behind one CrAccess port, with CrStore's write semantics. */
+export class CrShelf {
+  readonly #crs = new Map<string, CustomResource>();
+  readonly access: CrAccess;
+
+  constructor(crs: readonly CustomResource[]) {
+    for (const cr of crs) this.put(cr);
+    this.access = {
+      get: async (namespace, name) => this.get(namespace, name),
+      setFinalizers: async (o, finalizers) => {
+        const next = this.bump(o, { metadata: { ...o.metadata, finalizers } });
+        if (next.metadata.deletionTimestamp && finalizers.length === 0) this.#crs.delete(shelfKey(next));
+        return next;
+      },
+      writeStatus: async (o, status) => this.bump(o, { status }),
+    };
+  }
+
+  get(namespace: string, name: string): CustomResource | undefined {
+    return this.#crs.get(`${namespace}/${name}`);
+  }
+
+  put(cr: CustomResource): void {
+    this.#crs.set(shelfKey(cr), cr);
+  }
+
+  /** The CRs of `namespace` with a deletionTimestamp, as the manager's informers give them to a batch. */
+  deleting(namespace: string): CustomResource[] {
+    return [...this.#crs.values()].filter((c) => c.metadata.namespace === namespace && c.metadata.deletionTimestamp);
+  }
+
+  bump(o: CustomResource, patch: Partial<CustomResource>): CustomResource {
+    const resourceVersion = String(Number(o.metadata.resourceVersion) + 1);
+    const next = { ...o, ...patch, metadata: { ...o.metadata, ...(patch.metadata ?? {}), resourceVersion } };
+    this.put(next);
+    return next;
+  }
+}
+
+const shelfKey = (cr: CustomResource) => `${cr.metadata.namespace ?? ''}/${cr.metadata.name}`;
 
 /** The ports every reconciler needs, anything else to override, and fields of the watch to override. */
 export type ReconcilerOverrides = Pick<HelmReconcilerOptions, 'crs' | 'releases' | 'helm'> &

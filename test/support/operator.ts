@@ -181,7 +181,14 @@ export interface CrStatus {
 export interface Cr {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; finalizers?: string[]; generation?: number; resourceVersion?: string };
+  metadata: {
+    name: string;
+    namespace?: string;
+    finalizers?: string[];
+    generation?: number;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+  };
   spec?: unknown;
   status?: CrStatus;
 }
@@ -190,6 +197,17 @@ export interface Cr {
 export function crClient(kube: TestKube, kind: TestKind, namespace: string) {
   const target = { group: kind.group, version: kind.version, plural: kind.plural, namespace };
   const get = async (name: string) => (await kube.custom.getNamespacedCustomObject({ ...target, name })) as Cr;
+  /** Replaces the CR with `change` applied to the copy read (read-modify-write; retried on conflict). */
+  const rewrite = async (name: string, change: (cr: Cr) => Cr) => {
+    for (let attempt = 0; ; attempt++) {
+      const cr = await get(name);
+      try {
+        return (await kube.custom.replaceNamespacedCustomObject({ ...target, name, body: change(cr) })) as Cr;
+      } catch (err) {
+        if (attempt >= 5 || !(err instanceof Error && 'code' in err && err.code === 409)) throw err;
+      }
+    }
+  };
   return {
     get,
     async create(name: string, spec: unknown, metadata: Record<string, unknown> = {}) {
@@ -202,16 +220,14 @@ export function crClient(kube: TestKube, kind: TestKind, namespace: string) {
       return (await kube.custom.createNamespacedCustomObject({ ...target, body })) as Cr;
     },
     /** Replaces the spec (read-modify-write; retried on conflict). */
-    async setSpec(name: string, spec: unknown) {
-      for (let attempt = 0; ; attempt++) {
-        const cr = await get(name);
-        try {
-          return (await kube.custom.replaceNamespacedCustomObject({ ...target, name, body: { ...cr, spec } })) as Cr;
-        } catch (err) {
-          if (attempt >= 5 || !(err instanceof Error && 'code' in err && err.code === 409)) throw err;
-        }
-      }
-    },
+    setSpec: (name: string, spec: unknown) => rewrite(name, (cr) => ({ ...cr, spec })),
+    /** Sets (a string) or removes (undefined) annotations (read-modify-write; retried on conflict). */
+    annotate: (name: string, changes: Record<string, string | undefined>) =>
+      rewrite(name, (cr) => {
+        const merged = Object.entries({ ...cr.metadata.annotations, ...changes });
+        const annotations = Object.fromEntries(merged.filter(([, v]) => v !== undefined)) as Record<string, string>;
+        return { ...cr, metadata: { ...cr.metadata, annotations } };
+      }),
     async delete(name: string) {
       await kube.custom.deleteNamespacedCustomObject({ ...target, name }).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;

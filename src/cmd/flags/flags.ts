@@ -15,6 +15,8 @@ export interface RunOptions extends ShardFlags {
   readonly watchesFile: string;
   readonly reconcilePeriodMs: number;
   readonly maxConcurrentReconciles: number;
+  /** Releases one `helm uninstall` process takes at most when several CRs are being deleted (1: one each). */
+  readonly maxUninstallBatch: number;
   readonly metricsBindAddress: string;
   readonly healthProbeBindAddress: string;
   /** Serve /metrics over HTTPS. */
@@ -55,6 +57,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'watches-file': { kind: 'string' },
   'reconcile-period': { kind: 'duration' },
   'max-concurrent-reconciles': { kind: 'int' },
+  'max-uninstall-batch': { kind: 'int' },
   'metrics-bind-address': { kind: 'string' },
   'metrics-addr': { kind: 'string' },
   'health-probe-bind-address': { kind: 'string' },
@@ -126,6 +129,10 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
   if (!/^[1-9]\d*$/.test(maxConc)) {
     throw new ConfigError(`--max-concurrent-reconciles: ${JSON.stringify(maxConc)} must be a positive integer`);
   }
+  const maxBatch = str('max-uninstall-batch', '20');
+  if (!/^[1-9]\d{0,2}$/.test(maxBatch)) {
+    throw new ConfigError(`--max-uninstall-batch: ${JSON.stringify(maxBatch)} must be a whole number from 1 to 999`);
+  }
   let periodMs: number;
   try {
     periodMs = parseDuration(str('reconcile-period', '1m'));
@@ -153,6 +160,7 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     watchesFile: str('watches-file', './watches.yaml'),
     reconcilePeriodMs: periodMs,
     maxConcurrentReconciles: Number(maxConc),
+    maxUninstallBatch: Number(maxBatch),
     metricsBindAddress: str('metrics-bind-address', str('metrics-addr', ':8080')),
     healthProbeBindAddress: str('health-probe-bind-address', ':8081'),
     metricsSecure,
@@ -214,6 +222,8 @@ Flags (operator-sdk helm-operator names and defaults):
   --watches-file string              path to the watches file (default "./watches.yaml")
   --reconcile-period duration        default requeue period per CR, 0 disables (default 1m0s)
   --max-concurrent-reconciles int    reconciles in parallel per watched kind (default: number of CPUs)
+  --max-uninstall-batch int          releases one helm uninstall takes when several CRs of a namespace are being
+                                     deleted; 1 uninstalls each in its own helm process (default 20)
   --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
   --helm-openapi-validation          keep helm's client-side OpenAPI validation on install and upgrade (default
                                      false: --disable-openapi-validation; the API server validates, and its

@@ -19,6 +19,7 @@ import { failedStatus, uninstalledStatus } from '../status/status.js';
 import { manifestToWaitFor } from '../status/status-manifest.js';
 import { StatusUpdater } from '../status/updater.js';
 import type { HelmAppStatus } from '../types.js';
+import { CLAIMED_REQUEUE_MS, UninstallBatches } from './batch.js';
 import { type OutsideObjectMemo, outsideObjectsOrNone } from './orphans.js';
 
 /** helm uninstall's words when the release has no records (any more). */
@@ -40,6 +41,9 @@ export interface ReleaseDeletionOptions
     | 'inFlight'
     | 'releaseBackoff'
     | 'clock'
+    | 'watch'
+    | 'deletingCrs'
+    | 'uninstallBatch'
   > {
   /** What each CR's release put outside its namespace, remembered by the reconciler while it was deployed. */
   readonly outside: OutsideObjectMemo;
@@ -54,9 +58,12 @@ export class ReleaseDeletion {
   readonly #o: ReleaseDeletionOptions;
   /** uninstall-wait: the manifest each deleting CR waits for, kept from the pass that still saw Helm's records. */
   readonly #waitFor = new Map<string, string>();
+  /** Other CRs being deleted whose releases one helm process takes with a pass's own. */
+  readonly #batches: UninstallBatches;
 
   constructor(options: ReleaseDeletionOptions) {
     this.#o = options;
+    this.#batches = new UninstallBatches(options);
   }
 
   /** Events on `cr`. */
@@ -70,6 +77,10 @@ export class ReleaseDeletion {
     if (!hasOurFinalizer(cr.metadata.finalizers)) return {};
     const release = cr.metadata.name;
     const key = `${cr.metadata.namespace ?? ''}/${release}`;
+    if (this.#batches.claimed(key)) {
+      log.debug({ release }, 'Being uninstalled with another release');
+      return { requeueAfterMs: CLAIMED_REQUEUE_MS };
+    }
     const history = await this.#o.releases.history(cr.metadata.namespace ?? '', release, { signal });
     assertNotInFlight(this.#o.inFlight, key);
     const updater = new StatusUpdater({ crs: this.#o.crs, cr });
@@ -141,8 +152,9 @@ export class ReleaseDeletion {
   }
 
   /**
-   * `helm uninstall`; false when helm found no release after all: its records went between our read and helm's
-   * (a namespace being deleted takes them), which is "already uninstalled", as operator-sdk treats it.
+   * `helm uninstall`, with the releases of other CRs being deleted beside it (batch.ts); false when helm found no
+   * release after all: its records went between our read and helm's (a namespace being deleted takes them), which is
+   * "already uninstalled", as operator-sdk treats it. A member helm did not get to is left to its own pass.
    */
   async #helmUninstall(r: DeletionRequest, key: string, updater: StatusUpdater): Promise<boolean> {
     const { cr, signal } = r;
@@ -151,13 +163,24 @@ export class ReleaseDeletion {
     // The CR's --timeout (uninstall hooks wait too); a slow uninstall shows as an event and Reconciling.
     const run = { ...r, updater, now: () => this.#o.clock.now(), note: this.#note(cr) };
     const helm = reconcileHelm({ helm: this.#o.helm, run, timeoutMs: options.helmTimeoutMs, clock: this.#o.clock });
+    const members = await this.#batches.pick(r);
+    const also = members.map((m) => m.cr.metadata.name);
+    const disableHooks = options.uninstallDisableHooks;
+    const gone = (err: unknown) => (err instanceof HelmCommandError ? (err.failure.uninstalled ?? []) : []);
     try {
       await whileInFlight(this.#o.inFlight, key, () =>
-        helm.uninstall({ release, namespace, disableHooks: options.uninstallDisableHooks, signal }),
+        this.#batches.together(
+          r,
+          members,
+          () => helm.uninstall({ release, namespace, disableHooks, signal, ...(also.length ? { also } : {}) }),
+          gone,
+        ),
       );
       return true;
     } catch (err) {
-      if (err instanceof HelmCommandError && RELEASE_NOT_FOUND.test(err.failure.stderr)) return false;
+      if (gone(err).includes(release)) return true; // a member failed: its own pass retries it and reports it
+      const notFound = err instanceof HelmCommandError && RELEASE_NOT_FOUND.test(err.failure.stderr);
+      if (notFound && err.failure.release === release) return false;
       throw err;
     }
   }

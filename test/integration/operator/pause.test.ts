@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isGone, isNotFound } from '../../support/kube.js';
-import { type Cr, crClient, type TestKind } from '../../support/operator.js';
+import { crClient, type TestKind } from '../../support/operator.js';
 import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
 import {
   controllerIdle,
@@ -45,26 +45,9 @@ describe('pause and on-demand reconciles', () => {
     const mark = f.op.helmCalls().length;
     return () => f.op.helmCalls().slice(mark);
   };
-  /** Sets (a string) or removes (undefined) annotations of a CR: read-modify-write, retried on conflict. */
-  const annotate = async (kind: TestKind, name: string, changes: Record<string, string | undefined>) => {
-    const target = { group: kind.group, version: kind.version, plural: kind.plural, namespace: f.ns, name };
-    for (let attempt = 0; ; attempt++) {
-      const cr = (await f.kube.custom.getNamespacedCustomObject(target)) as Cr & {
-        metadata: { annotations?: Record<string, string> };
-      };
-      const merged = Object.entries({ ...cr.metadata.annotations, ...changes });
-      const annotations = Object.fromEntries(merged.filter(([, v]) => v !== undefined));
-      try {
-        await f.kube.custom.replaceNamespacedCustomObject({
-          ...target,
-          body: { ...cr, metadata: { ...cr.metadata, annotations } },
-        });
-        return;
-      } catch (err) {
-        if (attempt >= 5 || !(err instanceof Error && 'code' in err && err.code === 409)) throw err;
-      }
-    }
-  };
+  /** Sets (a string) or removes (undefined) annotations of a CR (read-modify-write, retried on conflict). */
+  const annotate = (kind: TestKind, name: string, changes: Record<string, string | undefined>) =>
+    crClient(f.kube, kind, f.ns).annotate(name, changes);
   const revision = async (crs: ReturnType<typeof crClient>, name: string) =>
     (await crs.get(name)).status?.deployedRelease?.revision;
   const status = async (crs: ReturnType<typeof crClient>, name: string) =>

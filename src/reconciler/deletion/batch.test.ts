@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { FakeHelm, helmCommandError } from '../../../test/fakes/helm.js';
+import { CrShelf, nginxCr, reconcilerOptions } from '../../../test/fakes/reconciler.js';
+import { FINALIZER } from '../../finalizers/finalizers.js';
+import type { UninstallParams } from '../../helm/types.js';
+import type { StoredRelease } from '../../records/types.js';
+import type { HelmReconcilerOptions } from '../options.js';
+import { HelmReconciler } from '../reconciler.js';
+import type { CustomResource, HelmAppStatus } from '../types.js';
+
+const UNINSTALL_WAIT = 'helm.sdk.operatorframework.io/uninstall-wait';
+const NO_HOOKS = 'helm.sdk.operatorframework.io/uninstall-disable-hooks';
+
+/** A CR of apps/ (or `namespace`) being deleted at `at` (a minute of 2026-01-01) with our finalizer. */
+const deleting = (name: string, at = '00:05', extra: Partial<CustomResource['metadata']> = {}) =>
+  nginxCr({}, { name, finalizers: [FINALIZER], deletionTimestamp: `2026-01-01T${at}:00Z`, ...extra });
+
+/** Deployed releases of the nginx chart for `names` (or another chart's for `foreign`). */
+function records(names: readonly string[], foreign: readonly string[] = []) {
+  const stored = new Map<string, StoredRelease[]>();
+  const add = (name: string, chart: string) => {
+    const release = { name, namespace: 'apps', version: 1, info: { status: 'deployed' as const }, manifest: '' };
+    stored.set(name, [{ release: { ...release, chart: { name: chart, version: '0.1.0' } }, labels: {} }]);
+  };
+  for (const n of names) add(n, 'nginx');
+  for (const n of foreign) add(n, 'other');
+  return { history: async (_ns: string, name: string) => stored.get(name) ?? [] };
+}
+
+function world(
+  crs: CustomResource[],
+  { port = true, ...overrides }: Partial<HelmReconcilerOptions> & { port?: boolean } = {},
+) {
+  const shelf = new CrShelf(crs);
+  const helm = new FakeHelm();
+  const events: string[] = [];
+  const reconciler = new HelmReconciler(
+    reconcilerOptions({
+      crs: shelf.access,
+      releases: records(crs.map((c) => c.metadata.name)),
+      helm,
+      ...(port ? { deletingCrs: (ns: string) => shelf.deleting(ns) } : {}),
+      events: { event: (cr, type, reason) => events.push(`${cr.metadata.name} ${type} ${reason}`) },
+      ...overrides,
+    }),
+  );
+  const reconcile = (name: string) => reconciler.reconcile(`apps/${name}`, new AbortController().signal);
+  const uninstalls = () => helm.callsOf('uninstall').map((p) => [p.release, ...(p.also ?? [])].join(' '));
+  const condition = (name: string, type: string) =>
+    (shelf.get('apps', name)?.status as HelmAppStatus | undefined)?.conditions.find((c) => c.type === type);
+  return { shelf, helm, events, reconcile, uninstalls, condition };
+}
+
+describe('a deletion pass with other CRs of its namespace being deleted', () => {
+  it('uninstalls their releases in its own helm process, oldest deletion first, and finishes each as its own pass would', async () => {
+    const w = world([
+      deleting('web'),
+      deleting('db', '00:04'),
+      deleting('api', '00:04'),
+      deleting('waits', '00:01', { annotations: { [UNINSTALL_WAIT]: 'true' } }),
+      deleting('bare', '00:01', { annotations: { [NO_HOOKS]: 'true' } }),
+      deleting('bad', '00:01', { annotations: { [UNINSTALL_WAIT]: 'maybe' } }),
+      deleting('elsewhere', '00:01', { namespace: 'other' }),
+      nginxCr({}, { name: 'kept', finalizers: [FINALIZER] }),
+    ]);
+    w.helm.on('uninstall', () => undefined);
+
+    expect(await w.reconcile('web')).toEqual({});
+
+    // uninstall-wait, other hook options and an invalid annotation go alone; so does another namespace.
+    expect(w.uninstalls()).toEqual(['web api db']);
+    for (const name of ['web', 'api', 'db']) expect(w.shelf.get('apps', name)).toBeUndefined();
+    expect(w.events.sort()).toEqual([
+      'api Normal UninstallSucceeded',
+      'db Normal UninstallSucceeded',
+      'web Normal UninstallSucceeded',
+    ]);
+    for (const name of ['waits', 'bare', 'bad', 'kept'])
+      expect(w.shelf.get('apps', name)?.metadata.finalizers).toEqual([FINALIZER]);
+  });
+
+  it('takes at most uninstallBatch releases, and with 1 runs one helm process per CR', async () => {
+    const crs = ['a', 'b', 'c', 'd'].map((n) => deleting(n));
+    const three = world(crs, { uninstallBatch: 3 });
+    three.helm.on('uninstall', () => undefined);
+    await three.reconcile('a');
+    expect(three.uninstalls()).toEqual(['a b c']);
+
+    const one = world(crs, { uninstallBatch: 1 });
+    one.helm.on('uninstall', () => undefined);
+    await one.reconcile('a');
+    expect(one.uninstalls()).toEqual(['a']);
+    expect(one.shelf.get('apps', 'b')?.metadata.finalizers).toEqual([FINALIZER]);
+  });
+
+  it('leaves a release of another chart, a CR whose last uninstall failed, and one already in flight alone', async () => {
+    const failed: HelmAppStatus = {
+      conditions: [
+        { type: 'ReleaseFailed', status: 'True', reason: 'UninstallError', message: 'x', lastTransitionTime: '' },
+      ],
+    };
+    const w = world([deleting('web'), deleting('theirs'), deleting('failing'), deleting('busy'), deleting('ok')], {
+      releases: records(['web', 'failing', 'busy', 'ok'], ['theirs']),
+      inFlight: new Set(['apps/busy']),
+    });
+    const failing = w.shelf.get('apps', 'failing');
+    if (failing) w.shelf.put({ ...failing, status: failed });
+    w.helm.on('uninstall', () => undefined);
+    await w.reconcile('web');
+    expect(w.uninstalls()).toEqual(['web ok']);
+  });
+
+  it('when helm stops at a member, finishes those gone before it and leaves it and the rest to their own passes', async () => {
+    const w = world([deleting('web'), deleting('api'), deleting('db'), deleting('queue')]);
+    const stopped = helmCommandError('uninstall', 'Error: uninstall: failed pre-delete: job failed', {
+      release: 'db',
+      uninstalled: ['web', 'api'],
+    });
+    w.helm.failNext('uninstall', stopped);
+
+    expect(await w.reconcile('web')).toEqual({});
+
+    expect(w.uninstalls()).toEqual(['web api db queue']);
+    expect(w.shelf.get('apps', 'web')).toBeUndefined();
+    expect(w.shelf.get('apps', 'api')).toBeUndefined();
+    // Untouched: no status, no event, the finalizer kept.
+    for (const name of ['db', 'queue']) {
+      expect(w.shelf.get('apps', name)?.metadata.finalizers).toEqual([FINALIZER]);
+      expect(w.shelf.get('apps', name)?.status).toBeUndefined();
+    }
+    expect(w.events.sort()).toEqual(['api Normal UninstallSucceeded', 'web Normal UninstallSucceeded']);
+
+    // db's own pass runs helm for db alone (queue with it) and reports db's error as its own.
+    w.helm.failNext(
+      'uninstall',
+      helmCommandError('uninstall', 'Error: failed pre-delete: job failed', { release: 'db' }),
+    );
+    await expect(w.reconcile('db')).rejects.toThrow(/failed pre-delete/);
+    expect(w.uninstalls().at(-1)).toBe('db queue');
+    expect(w.events).toContain('db Warning UninstallFailed');
+    expect(w.condition('db', 'ReleaseFailed')).toMatchObject({ status: 'True', reason: 'UninstallError' });
+    expect(w.shelf.get('apps', 'queue')?.status).toBeUndefined();
+  });
+
+  it('when the pass’s own release fails, reports its error and touches no member', async () => {
+    const w = world([deleting('web'), deleting('api')]);
+    w.helm.failNext('uninstall', helmCommandError('uninstall', 'Error: boom', { uninstalled: [] }));
+    await expect(w.reconcile('web')).rejects.toThrow(/boom/);
+    expect(w.events).toEqual(['web Warning UninstallFailed']);
+    expect(w.shelf.get('apps', 'api')?.metadata.finalizers).toEqual([FINALIZER]);
+    expect(w.shelf.get('apps', 'api')?.status).toBeUndefined();
+  });
+
+  it('a CR held by a running batch has its own pass look again a second later, without running helm', async () => {
+    const w = world([deleting('web'), deleting('api')]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    w.helm.once('uninstall', () => held);
+    const leader = w.reconcile('web');
+    await expect.poll(() => w.uninstalls()).toEqual(['web api']);
+
+    expect(await w.reconcile('api')).toEqual({ requeueAfterMs: 1_000 });
+    expect(w.uninstalls()).toEqual(['web api']);
+
+    release();
+    expect(await leader).toEqual({});
+    expect(w.shelf.get('apps', 'api')).toBeUndefined();
+  });
+
+  it('without the deleting CRs port, uninstalls its own release only', async () => {
+    const w = world([deleting('web'), deleting('api')], { port: false });
+    w.helm.on('uninstall', (p: UninstallParams) => expect(p.also).toBeUndefined());
+    await w.reconcile('web');
+    expect(w.uninstalls()).toEqual(['web']);
+  });
+});

@@ -1,0 +1,154 @@
+// Uninstall batches: the helm process of one deletion pass also uninstalls the releases of other CRs being deleted
+// beside it (helm takes several names), so that deleting many CRs costs a few helm processes, not one each. Picks the
+// members, claims them while helm runs, and finishes each one helm reported gone exactly as its own pass would.
+// Called by deletion.ts; never touches a CR helm did not report uninstalled (its own pass then retries it alone).
+
+import { errFields } from '../../core/error-fields.js';
+import { hasOurFinalizer } from '../../finalizers/finalizers.js';
+import { summarize } from '../../helm/history.js';
+import { releaseOptions } from '../inputs/annotations.js';
+import type { HelmReconcilerOptions } from '../options.js';
+import type { RunStart } from '../run.js';
+import { readStatus, uninstalledStatus } from '../status/status.js';
+import { StatusUpdater } from '../status/updater.js';
+import type { CustomResource } from '../types.js';
+
+/** Releases one helm process uninstalls at most, the pass's own included. */
+export const DEFAULT_UNINSTALL_BATCH = 20;
+/** When a CR's own pass comes while a batch holds it: look again this much later (the CR is gone by then). */
+export const CLAIMED_REQUEUE_MS = 1_000;
+
+export interface UninstallBatchOptions
+  extends Pick<
+    HelmReconcilerOptions,
+    'chartName' | 'watch' | 'crs' | 'releases' | 'events' | 'inFlight' | 'clock' | 'deletingCrs' | 'uninstallBatch'
+  > {
+  /** Drops what the reconciler remembers of a CR once its finalizer is gone. */
+  readonly forget: (key: string) => void;
+}
+
+/** A CR a batch uninstalls beside the pass's own. */
+export interface BatchMember {
+  readonly key: string;
+  readonly cr: CustomResource;
+}
+
+const keyOf = (cr: CustomResource) => `${cr.metadata.namespace ?? ''}/${cr.metadata.name}`;
+
+export class UninstallBatches {
+  readonly #o: UninstallBatchOptions;
+  readonly #claimed = new Set<string>();
+
+  constructor(options: UninstallBatchOptions) {
+    this.#o = options;
+  }
+
+  /** True while a batch of another pass holds `key`: its own pass has nothing to do yet. */
+  claimed(key: string): boolean {
+    return this.#claimed.has(key);
+  }
+
+  /**
+   * The CRs `r`'s helm process may uninstall too, oldest deletion first: of its namespace, being deleted with our
+   * finalizer, a release of this chart on record, the same hook and timeout options as `r`, no uninstall-wait (its
+   * requeue belongs to its own pass), no invalid annotation (its own pass warns about it), no failed uninstall
+   * (its own pass retries it on its backoff), none held or in flight.
+   */
+  async pick(r: RunStart): Promise<BatchMember[]> {
+    const limit = (this.#o.uninstallBatch ?? DEFAULT_UNINSTALL_BATCH) - 1;
+    if (limit < 1 || !this.#o.deletingCrs) return [];
+    const mine = r.annotations.options;
+    const candidates = this.#o
+      .deletingCrs(r.namespace)
+      .filter((cr) => {
+        const key = keyOf(cr);
+        if (key === r.key || this.#claimed.has(key) || this.#o.inFlight.has(key)) return false;
+        if (!cr.metadata.deletionTimestamp || !hasOurFinalizer(cr.metadata.finalizers)) return false;
+        if (lastUninstallFailed(cr)) return false; // it goes alone, on its own backoff, and stops no batch
+        const o = releaseOptions(cr.metadata.annotations, { helmTimeoutMs: this.#o.watch.helmTimeoutMs });
+        return (
+          o.warnings.length === 0 &&
+          !o.uninstallWait &&
+          o.uninstallDisableHooks === mine.uninstallDisableHooks &&
+          o.helmTimeoutMs === mine.helmTimeoutMs
+        );
+      })
+      .sort(byDeletion);
+    const members: BatchMember[] = [];
+    for (const cr of candidates) {
+      if (members.length >= limit) break;
+      const history = await this.#o.releases.history(r.namespace, cr.metadata.name, { signal: r.signal });
+      if (summarize(history.map((h) => h.release)).latest?.chart.name !== this.#o.chartName) continue;
+      members.push({ key: keyOf(cr), cr });
+    }
+    return members;
+  }
+
+  /**
+   * Runs `uninstall` (one helm process for `r` and `members`) with the members held, then finishes those it reports
+   * gone: all of them when it resolves, those listed on its error otherwise (none after an abort). The members stay
+   * held until finished, so that no pass of theirs runs helm in between.
+   */
+  async together(
+    r: RunStart,
+    members: readonly BatchMember[],
+    uninstall: () => Promise<void>,
+    gone: (err: unknown) => readonly string[],
+  ): Promise<void> {
+    for (const m of members) {
+      this.#claimed.add(m.key);
+      this.#o.inFlight.add(m.key);
+    }
+    try {
+      let done: readonly string[] = members.map((m) => m.cr.metadata.name);
+      let failure: unknown;
+      try {
+        await uninstall();
+      } catch (err) {
+        failure = err;
+        done = r.signal.aborted ? [] : gone(err);
+      }
+      if (members.length > 0) r.log.info({ release: r.name, batch: members.length + 1 }, 'Uninstalled together');
+      await Promise.all(members.filter((m) => done.includes(m.cr.metadata.name)).map((m) => this.#finish(r, m)));
+      if (failure !== undefined) throw failure;
+    } finally {
+      for (const m of members) {
+        this.#claimed.delete(m.key);
+        this.#o.inFlight.delete(m.key);
+      }
+    }
+  }
+
+  /** What the member's own pass does after its uninstall: event, Uninstalled status, finalizer removed, forgotten. */
+  async #finish(r: RunStart, m: BatchMember): Promise<void> {
+    const release = m.cr.metadata.name;
+    const log = r.log.child({ name: release, batchOf: r.name });
+    log.info({ release }, 'Uninstalled release');
+    this.#o.events.event(m.cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
+    const updater = new StatusUpdater({ crs: this.#o.crs, cr: m.cr });
+    updater.setStatus(uninstalledStatus(updater.shown, this.#o.clock.now()));
+    updater.removeFinalizers();
+    try {
+      await updater.apply(r.signal);
+    } catch (err) {
+      // Its own pass finds the release gone and finishes it (status, finalizer) as after any uninstall.
+      log.warn({ release, err: errFields(err) }, 'Could not finish a CR uninstalled together; its own pass will');
+      return;
+    }
+    this.#o.forget(m.key);
+    log.info({ release }, 'Removing finalizer');
+  }
+}
+
+/** The CR's last uninstall failed (ReleaseFailed, UninstallError): helm would likely stop a batch at it again. */
+function lastUninstallFailed(cr: CustomResource): boolean {
+  return (readStatus(cr.status).conditions ?? []).some(
+    (c) => c.type === 'ReleaseFailed' && c.status === 'True' && c.reason === 'UninstallError',
+  );
+}
+
+/** Oldest deletion first, then by name: the order the members' own passes would most likely have come in. */
+function byDeletion(a: CustomResource, b: CustomResource): number {
+  const [x, y] = [a.metadata.deletionTimestamp ?? '', b.metadata.deletionTimestamp ?? ''];
+  return x < y ? -1 : x > y ? 1 : a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+}
