@@ -90,7 +90,9 @@ dupes.sort((a, b) => b[1].reduce((x, i) => x + size(i), 0) - a[1].reduce((x, i) 
 for (const [text, g] of dupes.slice(0, 15)) {
   const bytes = g.reduce((x, i) => x + size(i), 0);
   const head = JSON.stringify(text.slice(0, 40)).replaceAll('|', '\\|');
-  console.log(`| ${g.length} | ${text.length} | ${kib(bytes)} | ${head} | ${pathTo(g[0] ?? 0).replaceAll('|', '\\|')} |`);
+  console.log(
+    `| ${g.length} | ${text.length} | ${kib(bytes)} | ${head} | ${pathTo(g[0] ?? 0).replaceAll('|', '\\|')} |`,
+  );
 }
 console.log(`\n## strings of ${minChars}+ chars by the holder of one copy (top 20)\n`);
 const byHolder = new Map<string, { n: number; bytes: number }>();

@@ -25,6 +25,10 @@ const durationMs = (text: string): number => {
 };
 export const CRS = int('BENCH_CRS', 100);
 export const SEQUENTIAL = int('BENCH_SEQUENTIAL', 5);
+/** Operators on the plane: more than 1 shards the CRs over them (bench/fleet.ts). */
+export const REPLICAS = Math.max(1, int('BENCH_REPLICAS', 1));
+/** 0 skips phase 9 (helm and kubectl run directly), e.g. for a second run that only changes BENCH_REPLICAS. */
+export const FLOORS = int('BENCH_FLOORS', 1);
 export const DRIFT = int('BENCH_DRIFT', 20);
 export const DRIFT_GAP_MS = durationMs(env.BENCH_DRIFT_GAP || '2s');
 export const IDLE_PERIODS = int('BENCH_IDLE_PERIODS', 2);
@@ -198,7 +202,9 @@ export const pct = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? 0;
 export const ms = (x: number) => `${Math.round(x)} ms`;
 export const dist = (xs: number[]) => `${ms(pct(xs, 0.5))} / ${ms(pct(xs, 0.95))} / ${ms(Math.max(...xs))}`;
-export const mib = (x: number) => `${x.toFixed(0)} MiB`;
+/** "96 MiB", or per replica "61 + 58 + 60 MiB". */
+export const mib = (x: number | readonly number[]) =>
+  `${(typeof x === 'number' ? [x] : x).map((v) => v.toFixed(0)).join(' + ')} MiB`;
 export const sec = (x: number) => `${x.toFixed(2)} s`;
 /** "install 100, upgrade 2" */
 export const tally = (xs: string[]) => {

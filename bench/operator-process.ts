@@ -34,6 +34,8 @@ export interface StartOperatorOptions {
   readonly maxConcurrent: string;
   /** The environment the operator starts from (KUBECONFIG and the helm variables are set on top). */
   readonly env: NodeJS.ProcessEnv;
+  /** More flags (sharding, leader election). @default none */
+  readonly extraArgs?: readonly string[];
   /** Also append the operator's log lines here. */
   readonly logFile?: string | undefined;
   readonly onExit: (how: string) => void;
@@ -50,6 +52,7 @@ export function startOperator(o: StartOperatorOptions): Operator {
     '--health-probe-bind-address=127.0.0.1:0',
   ];
   if (o.maxConcurrent) args.push(`--max-concurrent-reconciles=${o.maxConcurrent}`);
+  args.push(...(o.extraArgs ?? []));
   const helmCalls: string[] = [];
   const stats: Operator['stats'] = {
     reconciles: new Map(),

@@ -14,6 +14,7 @@ import {
   NS,
   PERIOD,
   pct,
+  REPLICAS,
   ROOT,
   SEQUENTIAL,
   sec,
@@ -62,7 +63,10 @@ export function operatorRows(f: Figures): [string, string][] {
       `${recTotal} (${perCr.length ? `${Math.min(...perCr)} / ${Math.max(...perCr)}` : '-'}; ${recOther} of deleted CRs)`,
     ],
     ['operator CPU during idle', `${sec(idle.cpu)} (${((idle.cpu / idle.s) * 100).toFixed(2)} % of one core)`],
-    ['operator RSS after settling / end of idle / peak', `${mib(rssSettled)} / ${mib(rssEnd)} / ${mib(hwm)}`],
+    [
+      `operator RSS${REPLICAS > 1 ? ` (${REPLICAS} replicas)` : ''} after settling / end of idle / peak`,
+      `${mib(rssSettled)} / ${mib(rssEnd)} / ${mib(hwm)}`,
+    ],
     ['kube-apiserver RSS after settling / end of idle', `${apiRssSettled} MiB / ${apiRssEnd} MiB`],
     [
       'objects in the dependent caches (label-selected informers)',

@@ -1,6 +1,7 @@
 // Formats the side-by-side table of bench/operator-bench.ts: each operator figure next to its physical floors (helm
 // run directly, kubectl apply --server-side of the rendered manifest) as ratios. Pure; called once at the end of the
 // bench; never measures anything itself.
+import { mib } from './kit.ts';
 import type { FloorRun, Floors } from './phases/floors.ts';
 
 /** What the operator did, measured by the bench (CPU = the operator process plus the helm processes it started). */
@@ -9,7 +10,8 @@ export interface OperatorFigures {
   readonly create: Omit<FloorRun, 'cpuTool'> & { readonly cpu: number };
   readonly upgrade: Omit<FloorRun, 'cpuTool'> & { readonly cpu: number };
   readonly remove: Omit<FloorRun, 'cpuTool' | 'latencies'> & { readonly cpu: number };
-  readonly rssMiB: number;
+  /** Per replica. */
+  readonly rssMiB: readonly number[];
   readonly idleCpuPercent: number;
 }
 
@@ -89,7 +91,7 @@ export function sideBySide(o: SideBySideOptions): string {
     wall(`delete all ${n} → gone (floors: uninstall / delete)`, op.remove.wallMs, h.remove.wallMs, k.remove.wallMs),
     cpu(`delete all ${n}: CPU of operator + helm`, op.remove.cpu, h.remove.cpuTool, k.remove.cpuTool),
     cpu(`delete all ${n}: kube-apiserver CPU`, op.remove.cpuApiserver, h.remove.cpuApiserver, k.remove.cpuApiserver),
-    [`operator RSS, ${n} settled CRs`, `${op.rssMiB.toFixed(0)} MiB`, '- (no resident process)', '-', '-', '-'],
+    [`operator RSS, ${n} settled CRs`, mib(op.rssMiB), '- (no resident process)', '-', '-', '-'],
     [`idle CPU, ${n} settled CRs`, `${op.idleCpuPercent.toFixed(2)} % of a core`, '0 (nothing runs)', '-', '0', '-'],
   ];
   return [

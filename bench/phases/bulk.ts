@@ -1,14 +1,15 @@
 // Phase 2 of the bench: BENCH_CRS CRs created at once: create→Deployed latency of each and the time until all are
 // Deployed, the CPU from the first create until settled, and the RSS once settled. Called by operator-bench.ts.
+
+import { opCpu, opPids } from '../fleet.ts';
 import { apiserverRssMiB, CREATE_CONCURRENCY, CRS, createAndWait, log, NS, PERIOD_MS, until } from '../kit.ts';
-import { cpuSeconds, cpuWindow, memMiB } from '../proc.ts';
+import { cpuWindow, memMiB } from '../proc.ts';
 import type { BenchContext } from './context.ts';
 
 export async function bulkCreates(b: BenchContext, workers: number) {
   const { o, names } = b;
   log(`phase 2: ${CRS} CRs at once (${CREATE_CONCURRENCY} creates in flight, ${workers} workers)`);
-  const cpuBulk0 = cpuSeconds(o.pid);
-  const bulkWindow = cpuWindow({ op: o.pid, apiserver: b.apiserver });
+  const bulkWindow = cpuWindow({ ...opPids(o), apiserver: b.apiserver });
   const bulk = CRS > 0 ? await createAndWait(b.custom, b.bulkCrs, 'bulk', [...names], CREATE_CONCURRENCY) : undefined;
   // Settled: no new helm process for 3 s and, until one reconcile period has passed (then the periodic
   // reconciles never pause for 3 s), no reconcile for 3 s either (the follow-ups that changes during an install
@@ -30,13 +31,14 @@ export async function bulkCreates(b: BenchContext, workers: number) {
     return helmStill && ((allStill && reconciled()) || periodOver) ? true : undefined;
   });
   const settleMs = performance.now() - allDeployed;
-  const cpu = { own: cpuSeconds(o.pid).own - cpuBulk0.own, helm: cpuSeconds(o.pid).children - cpuBulk0.children };
+  const window = bulkWindow.end().cpu;
+  const fleet = opCpu(window);
   return {
     bulk,
     settleMs,
-    cpu,
-    window: bulkWindow.end().cpu,
-    rssSettled: memMiB(o.pid),
+    cpu: { own: fleet.own, helm: fleet.children },
+    window,
+    rssSettled: o.pids.map((pid) => memMiB(pid)),
     apiRssSettled: await apiserverRssMiB(b.dir),
   };
 }

@@ -3,10 +3,11 @@
 // operator-bench.ts once the operator runs.
 import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { CrWatch } from '../cr-watch.ts';
-import type { Operator } from '../operator-process.ts';
+import type { Fleet } from '../fleet.ts';
 
 export interface BenchContext {
-  readonly o: Operator;
+  /** The operator (BENCH_REPLICAS of them, sharded, seen as one). */
+  readonly o: Fleet;
   readonly kc: KubeConfig;
   readonly custom: CustomObjectsApi;
   /** kube-apiserver's PID, for its CPU and RSS. */

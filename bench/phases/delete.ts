@@ -1,12 +1,14 @@
 // Phase 8 of the bench: every bulk CR deleted at once; the time until all are gone, and the CPU meanwhile.
 // Called by operator-bench.ts.
+
+import { opPids } from '../fleet.ts';
 import { actAndWait, CRS, GVR, log, NS } from '../kit.ts';
 import { cpuWindow } from '../proc.ts';
 import type { BenchContext } from './context.ts';
 
 export async function bulkDelete(b: BenchContext) {
   log(`phase 8: ${CRS} CRs deleted at once`);
-  const window = cpuWindow({ op: b.o.pid, apiserver: b.apiserver });
+  const window = cpuWindow({ ...opPids(b.o), apiserver: b.apiserver });
   const remove = await actAndWait(
     b.bulkCrs,
     `${CRS} CRs to be gone`,

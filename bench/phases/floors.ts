@@ -49,6 +49,11 @@ export interface Floors {
   readonly kubectl: ToolFloors;
 }
 
+const notRun: FloorRun = { wallMs: Number.NaN, latencies: [], cpuTool: Number.NaN, cpuApiserver: Number.NaN };
+const toolNotRun: ToolFloors = { sequential: [], create: notRun, upgrade: notRun, remove: notRun };
+/** The floors of a run without phase 9 (BENCH_FLOORS=0): every figure shows as '-'. */
+export const NO_FLOORS: Floors = { helm: toolNotRun, kubectl: toolNotRun };
+
 type Exec = (args: readonly string[], stdin?: string) => Promise<string>;
 
 function executor(cmd: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Exec {

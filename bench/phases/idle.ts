@@ -6,23 +6,25 @@ import { apiserverRssMiB, dependentObjectsCached, IDLE_PERIODS, log, PERIOD, PER
 import { cpuSeconds, memMiB } from '../proc.ts';
 import type { BenchContext } from './context.ts';
 
+const fleetOwn = (pids: readonly number[]) => pids.reduce((a, pid) => a + cpuSeconds(pid).own, 0);
+
 export async function idleWindow(b: BenchContext) {
   const { o } = b;
   const idleMs = IDLE_PERIODS * PERIOD_MS;
   log(`phase 3: idle for ${idleMs / 1000}s (${IDLE_PERIODS} × ${PERIOD})`);
-  const before = { helm: o.helmCalls().length, rec: new Map(o.stats.reconciles), cpu: cpuSeconds(o.pid).own };
+  const before = { helm: o.helmCalls().length, rec: new Map(o.stats.reconciles), cpu: fleetOwn(o.pids) };
   const idleT0 = performance.now();
   await sleep(idleMs, undefined, { signal });
   const idle = {
     helm: o.helmCalls().slice(before.helm),
     rec: [...o.stats.reconciles].map(([k, n]): [string, number] => [k, n - (before.rec.get(k) ?? 0)]),
-    cpu: cpuSeconds(o.pid).own - before.cpu,
+    cpu: fleetOwn(o.pids) - before.cpu,
     s: (performance.now() - idleT0) / 1000,
   };
   return {
     idle,
-    rssEnd: memMiB(o.pid),
-    hwm: memMiB(o.pid, 'VmHWM'),
+    rssEnd: o.pids.map((pid) => memMiB(pid)),
+    hwm: o.pids.map((pid) => memMiB(pid, 'VmHWM')),
     apiRssEnd: await apiserverRssMiB(b.dir),
     cached: await dependentObjectsCached(o.stats.metrics),
   };

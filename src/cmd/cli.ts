@@ -133,6 +133,8 @@ async function run(argv: readonly string[]): Promise<number> {
       workDir,
       env: process.env,
       openApiValidation: opts.helmOpenApiValidation,
+      // helm's requests under the operator's own limit: none by default, as operator-sdk's in-process helm.
+      rateLimit: opts.kubeApiRateLimit ?? { qps: -1 },
     };
     // Probe helm once: its major version is an input of the client that runs the releases.
     const probe = chain(createHelmCli(helmBase), [helmMetrics(observeHelm)]);

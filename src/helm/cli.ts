@@ -17,7 +17,7 @@ import {
   upgradeArgs,
   versionArgs,
 } from './argv.js';
-import { createHelmHomes, userHelmEnv } from './env.js';
+import { createHelmHomes, type HelmRateLimit, userHelmEnv } from './env.js';
 import { HelmCommandError, type HelmCommandFailure, HelmNotFoundError } from './errors.js';
 import { parseHelmVersion, tail, uninstallProgress } from './output.js';
 import { ProcessFailure, runProcess } from './process.js';
@@ -72,6 +72,12 @@ export interface HelmCliOptions {
    * repositories.yaml, registry logins and caches; no homes are created. @default true
    */
   isolated?: boolean;
+  /**
+   * helm's own client-side API rate limit (HELM_QPS, HELM_BURST_LIMIT; a HELM_QPS or HELM_BURST_LIMIT in `env`
+   * wins). The operator passes its kube client's (--kube-api-qps; none by default). @default helm's: 5 QPS after a
+   * burst of 100, which a batch uninstall of many releases would wait on
+   */
+  rateLimit?: HelmRateLimit;
   /** false: install and upgrade pass `--disable-openapi-validation` (the API server validates). @default true */
   openApiValidation?: boolean;
 }
@@ -108,11 +114,13 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
       childEnv ??= Promise.resolve(userHelmEnv({ base: options.env ?? {}, kubeconfig: options.kubeconfig }));
       return childEnv;
     }
-    const { workDir, env: base = {}, kubeconfig, postRenderer } = options;
-    childEnv ??= createHelmHomes({ workDir, base, kubeconfig, historyMax, postRenderer }).catch((err: unknown) => {
-      childEnv = undefined;
-      throw err;
-    });
+    const { workDir, env: base = {}, kubeconfig, postRenderer, rateLimit } = options;
+    childEnv ??= createHelmHomes({ workDir, base, kubeconfig, historyMax, postRenderer, rateLimit }).catch(
+      (err: unknown) => {
+        childEnv = undefined;
+        throw err;
+      },
+    );
     return childEnv;
   };
 

@@ -34,6 +34,16 @@ describe('helmEnv', () => {
     expect(helmEnv({ ...homes, historyMax: 1, base: { KUBECONFIG: '/base' } }).KUBECONFIG).toBe('/base');
     expect(helmEnv({ ...homes, historyMax: 1, base: { KUBECONFIG: '/base' }, kubeconfig: '/k' }).KUBECONFIG).toBe('/k');
   });
+
+  it("gives helm the operator's API rate limit (negative: none) unless the base env sets helm's own", () => {
+    const none = helmEnv({ ...homes, historyMax: 1, base: {}, rateLimit: { qps: -1 } });
+    expect([none.HELM_QPS, none.HELM_BURST_LIMIT]).toEqual(['-1', undefined]);
+    const limited = helmEnv({ ...homes, historyMax: 1, base: {}, rateLimit: { qps: 20, burst: 30 } });
+    expect([limited.HELM_QPS, limited.HELM_BURST_LIMIT]).toEqual(['20', '30']);
+    const own = helmEnv({ ...homes, historyMax: 1, base: { HELM_BURST_LIMIT: '200' }, rateLimit: { qps: -1 } });
+    expect([own.HELM_QPS, own.HELM_BURST_LIMIT]).toEqual([undefined, '200']);
+    expect(helmEnv({ ...homes, historyMax: 1, base: {} }).HELM_QPS).toBeUndefined();
+  });
 });
 
 describe('userHelmEnv', () => {

@@ -22,11 +22,20 @@ export interface HelmEnvInput {
   readonly dataHome: string;
   readonly kubeCacheDir: string;
   readonly historyMax: number;
+  /** helm's client-side API rate (HELM_QPS, HELM_BURST_LIMIT) unless `base` sets it; negative qps: none. */
+  readonly rateLimit?: HelmRateLimit | undefined;
+}
+
+/** helm's own client-side limit of API requests: qps < 0 turns it off (client-go builds no token bucket). */
+export interface HelmRateLimit {
+  readonly qps: number;
+  /** @default helm's (100) */
+  readonly burst?: number | undefined;
 }
 
 /**
  * The complete environment of a helm child: `base` without undefined entries and without HELM_* variables (except
- * HELM_BURST_LIMIT/HELM_QPS), then the operator's own settings. Storage is pinned to Secrets (HELM_DRIVER=secret)
+ * HELM_BURST_LIMIT/HELM_QPS, which win over `rateLimit`), then the operator's own settings. Storage is pinned to Secrets (HELM_DRIVER=secret)
  * because release state is read from Secrets elsewhere.
  */
 export function helmEnv(input: HelmEnvInput): Record<string, string> {
@@ -44,6 +53,11 @@ export function helmEnv(input: HelmEnvInput): Record<string, string> {
   env.HELM_MAX_HISTORY = nonNegativeInt('historyMax', input.historyMax);
   env.KUBECACHEDIR = input.kubeCacheDir;
   env.NO_COLOR = '1';
+  const limit = input.rateLimit;
+  if (limit && env.HELM_QPS === undefined && env.HELM_BURST_LIMIT === undefined) {
+    env.HELM_QPS = String(limit.qps);
+    if (limit.burst !== undefined) env.HELM_BURST_LIMIT = nonNegativeInt('burst', limit.burst);
+  }
   return env;
 }
 
@@ -71,6 +85,7 @@ export interface HelmHomesInput {
   readonly base: Readonly<Record<string, string | undefined>>;
   readonly kubeconfig?: string | undefined;
   readonly historyMax: number;
+  readonly rateLimit?: HelmRateLimit | undefined;
   /** Installed as the postrenderer/v1 plugin POST_RENDER_PLUGIN (helm 4 finds post-renderers only as plugins). */
   readonly postRenderer?: PostRenderer | undefined;
 }
@@ -84,8 +99,8 @@ export async function createHelmHomes(input: HelmHomesInput): Promise<Record<str
   const homes = { cacheHome: join(home, 'cache'), configHome: join(home, 'config'), dataHome: join(home, 'data') };
   await Promise.all(Object.values(homes).map((dir) => mkdir(dir, { mode: 0o700 })));
   if (input.postRenderer) await writePostRenderPlugin(join(homes.dataHome, 'plugins'), input.postRenderer);
-  const { base, kubeconfig, historyMax } = input;
-  return helmEnv({ base, kubeconfig, ...homes, kubeCacheDir, historyMax });
+  const { base, kubeconfig, historyMax, rateLimit } = input;
+  return helmEnv({ base, kubeconfig, ...homes, kubeCacheDir, historyMax, rateLimit });
 }
 
 /**

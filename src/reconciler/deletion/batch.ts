@@ -38,6 +38,11 @@ const keyOf = (cr: CustomResource) => `${cr.metadata.namespace ?? ''}/${cr.metad
 export class UninstallBatches {
   readonly #o: UninstallBatchOptions;
   readonly #claimed = new Set<string>();
+  /**
+   * The uids of members finished (finalizer removed): the informers may still show them, and their records, for a
+   * moment. Dropped once the informers no longer list them as being deleted.
+   */
+  readonly #finished = new Map<string, string>();
 
   constructor(options: UninstallBatchOptions) {
     this.#o = options;
@@ -46,6 +51,11 @@ export class UninstallBatches {
   /** True while a batch of another pass holds `key`: its own pass has nothing to do yet. */
   claimed(key: string): boolean {
     return this.#claimed.has(key);
+  }
+
+  /** True when a batch finished `cr` (uninstalled, finalizer removed): the copy read lags, nothing is left to do. */
+  finished(cr: CustomResource): boolean {
+    return cr.metadata.uid !== undefined && this.#finished.has(cr.metadata.uid);
   }
 
   /**
@@ -58,10 +68,12 @@ export class UninstallBatches {
     const limit = (this.#o.uninstallBatch ?? DEFAULT_UNINSTALL_BATCH) - 1;
     if (limit < 1 || !this.#o.deletingCrs) return [];
     const mine = r.annotations.options;
-    const candidates = this.#o
-      .deletingCrs(r.namespace)
+    const listed = this.#o.deletingCrs(r.namespace);
+    this.#forgetGone(r.namespace, listed);
+    const candidates = listed
       .filter((cr) => {
         const key = keyOf(cr);
+        if (this.finished(cr)) return false;
         if (key === r.key || this.#claimed.has(key) || this.#o.inFlight.has(key)) return false;
         if (!cr.metadata.deletionTimestamp || !hasOurFinalizer(cr.metadata.finalizers)) return false;
         if (lastUninstallFailed(cr)) return false; // it goes alone, on its own backoff, and stops no batch
@@ -86,8 +98,9 @@ export class UninstallBatches {
 
   /**
    * Runs `uninstall` (one helm process for `r` and `members`) with the members held, then finishes those it reports
-   * gone: all of them when it resolves, those listed on its error otherwise (none after an abort). The members stay
-   * held until finished, so that no pass of theirs runs helm in between.
+   * gone: all of them when it resolves, those listed on its error otherwise (none after an abort). They finish while
+   * the pass goes on (its worker takes the next CR), each held until finished so that no pass of its own runs helm
+   * in between; the others are let go at once.
    */
   async together(
     r: RunStart,
@@ -95,48 +108,60 @@ export class UninstallBatches {
     uninstall: () => Promise<void>,
     gone: (err: unknown) => readonly string[],
   ): Promise<void> {
-    for (const m of members) {
-      this.#claimed.add(m.key);
-      this.#o.inFlight.add(m.key);
-    }
+    for (const m of members) this.#hold(m.key);
+    let done: readonly string[] = members.map((m) => m.cr.metadata.name);
+    let failure: unknown;
     try {
-      let done: readonly string[] = members.map((m) => m.cr.metadata.name);
-      let failure: unknown;
-      try {
-        await uninstall();
-      } catch (err) {
-        failure = err;
-        done = r.signal.aborted ? [] : gone(err);
-      }
-      if (members.length > 0) r.log.info({ release: r.name, batch: members.length + 1 }, 'Uninstalled together');
-      await Promise.all(members.filter((m) => done.includes(m.cr.metadata.name)).map((m) => this.#finish(r, m)));
-      if (failure !== undefined) throw failure;
-    } finally {
-      for (const m of members) {
-        this.#claimed.delete(m.key);
-        this.#o.inFlight.delete(m.key);
-      }
+      await uninstall();
+    } catch (err) {
+      failure = err;
+      done = r.signal.aborted ? [] : gone(err);
     }
+    if (members.length > 0) r.log.info({ release: r.name, batch: members.length + 1 }, 'Uninstalled together');
+    for (const m of members) {
+      if (done.includes(m.cr.metadata.name)) void this.#finish(r, m).finally(() => this.#release(m.key));
+      else this.#release(m.key);
+    }
+    if (failure !== undefined) throw failure;
   }
 
-  /** What the member's own pass does after its uninstall: event, Uninstalled status, finalizer removed, forgotten. */
+  /** Drops the finished uids of `namespace` its deleting CRs no longer include (the informers caught up). */
+  #forgetGone(namespace: string, listed: readonly CustomResource[]): void {
+    if (this.#finished.size === 0) return;
+    const uids = new Set(listed.map((cr) => cr.metadata.uid));
+    for (const [uid, ns] of this.#finished) if (ns === namespace && !uids.has(uid)) this.#finished.delete(uid);
+  }
+
+  #hold(key: string): void {
+    this.#claimed.add(key);
+    this.#o.inFlight.add(key);
+  }
+
+  #release(key: string): void {
+    this.#claimed.delete(key);
+    this.#o.inFlight.delete(key);
+  }
+
+  /**
+   * What the member's own pass does after its uninstall: event, Uninstalled status, finalizer removed, forgotten.
+   * Never rejects: what it could not write, the member's own pass writes (it finds the release gone and finishes).
+   */
   async #finish(r: RunStart, m: BatchMember): Promise<void> {
     const release = m.cr.metadata.name;
     const log = r.log.child({ name: release, batchOf: r.name });
-    log.info({ release }, 'Uninstalled release');
-    this.#o.events.event(m.cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
-    const updater = new StatusUpdater({ crs: this.#o.crs, cr: m.cr });
-    updater.setStatus(uninstalledStatus(updater.shown, this.#o.clock.now()));
-    updater.removeFinalizers();
     try {
+      log.info({ release }, 'Uninstalled release');
+      this.#o.events.event(m.cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
+      const updater = new StatusUpdater({ crs: this.#o.crs, cr: m.cr });
+      updater.setStatus(uninstalledStatus(updater.shown, this.#o.clock.now()));
+      updater.removeFinalizers();
       await updater.apply(r.signal);
+      if (m.cr.metadata.uid !== undefined) this.#finished.set(m.cr.metadata.uid, r.namespace);
+      this.#o.forget(m.key);
+      log.info({ release }, 'Removing finalizer');
     } catch (err) {
-      // Its own pass finds the release gone and finishes it (status, finalizer) as after any uninstall.
       log.warn({ release, err: errFields(err) }, 'Could not finish a CR uninstalled together; its own pass will');
-      return;
     }
-    this.#o.forget(m.key);
-    log.info({ release }, 'Removing finalizer');
   }
 }
 

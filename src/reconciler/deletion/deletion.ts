@@ -77,6 +77,7 @@ export class ReleaseDeletion {
     if (!hasOurFinalizer(cr.metadata.finalizers)) return {};
     const release = cr.metadata.name;
     const key = `${cr.metadata.namespace ?? ''}/${release}`;
+    if (this.#batches.finished(cr)) return {}; // a batch removed its finalizer; this copy of it lags
     if (this.#batches.claimed(key)) {
       log.debug({ release }, 'Being uninstalled with another release');
       return { requeueAfterMs: CLAIMED_REQUEUE_MS };
