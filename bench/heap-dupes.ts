@@ -1,7 +1,8 @@
 // Reads a V8 heap snapshot (node --heapsnapshot-signal=SIGUSR2, or the inspector) and prints what holds memory per
 // object: the largest groups of equal strings (how many copies of one manifest there are), the strings by the
 // retaining path of one copy, and the self size by constructor. A tool for finding what a CR costs, not a test.
-// Usage: node bench/heap-dupes.ts FILE.heapsnapshot [MIN_CHARS=256]. Prints no string's content beyond 40 chars.
+// Usage: node bench/heap-dupes.ts FILE.heapsnapshot [MIN_CHARS=256] [BASE.heapsnapshot]: with BASE, also what grew
+// from BASE to FILE by constructor (e.g. 100 CRs to 500). Prints no string's content beyond 40 chars.
 import { readFileSync } from 'node:fs';
 
 interface Snapshot {
@@ -11,10 +12,25 @@ interface Snapshot {
   strings: string[];
 }
 
-const [file, minArg] = process.argv.slice(2);
-if (!file) throw new Error('usage: node bench/heap-dupes.ts FILE.heapsnapshot [MIN_CHARS]');
+const [file, minArg, baseFile] = process.argv.slice(2);
+if (!file) throw new Error('usage: node bench/heap-dupes.ts FILE.heapsnapshot [MIN_CHARS] [BASE.heapsnapshot]');
 const minChars = Number(minArg ?? 256);
 const s = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+/** Self size by constructor (objects, closures) or by node type, of the snapshot `snap`. */
+function byConstructor(snap: Snapshot): Map<string, { n: number; bytes: number }> {
+  const f = snap.snapshot.meta.node_fields;
+  const [t, nm, sz] = ['type', 'name', 'self_size'].map((x) => f.indexOf(x)) as [number, number, number];
+  const out = new Map<string, { n: number; bytes: number }>();
+  for (let i = 0; i < snap.nodes.length; i += f.length) {
+    const type = snap.snapshot.meta.node_types[0][snap.nodes[i + t] ?? 0] ?? '?';
+    const key = type === 'object' || type === 'closure' ? (snap.strings[snap.nodes[i + nm] ?? 0] ?? '') : `(${type})`;
+    const c = out.get(key) ?? { n: 0, bytes: 0 };
+    c.n++;
+    c.bytes += snap.nodes[i + sz] ?? 0;
+    out.set(key, c);
+  }
+  return out;
+}
 const { node_fields: nf, node_types: nt, edge_fields: ef, edge_types: et } = s.snapshot.meta;
 const N = nf.length;
 const E = ef.length;
@@ -108,3 +124,34 @@ for (const g of groups.values())
 console.log('| holder.field | strings | bytes |\n|---|---|---|');
 for (const [k, h] of [...byHolder].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 20))
   console.log(`| ${k.replaceAll('|', '\\|')} | ${h.n} | ${kib(h.bytes)} |`);
+
+console.log(`\n## strings of ${minChars}+ chars by retaining path, indexes dropped (top 12)\n`);
+const byPath = new Map<string, { n: number; bytes: number }>();
+for (const g of groups.values())
+  for (const i of g) {
+    const path = pathTo(i)
+      .replace(/\[\d+\]|\.\d+\b/g, '[]')
+      .replace(/array\[\]/g, 'array');
+    const h = byPath.get(path) ?? { n: 0, bytes: 0 };
+    h.n++;
+    h.bytes += size(i);
+    byPath.set(path, h);
+  }
+console.log('| path | strings | bytes |\n|---|---|---|');
+for (const [k, h] of [...byPath].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 12))
+  console.log(`| ${k.replaceAll('|', '\\|')} | ${h.n} | ${kib(h.bytes)} |`);
+
+if (baseFile) {
+  const base = byConstructor(JSON.parse(readFileSync(baseFile, 'utf8')) as Snapshot);
+  const now = byConstructor(s);
+  const keys = new Set([...base.keys(), ...now.keys()]);
+  const grew = [...keys].map((k) => {
+    const [b, n] = [base.get(k) ?? { n: 0, bytes: 0 }, now.get(k) ?? { n: 0, bytes: 0 }];
+    return { k, objects: n.n - b.n, bytes: n.bytes - b.bytes };
+  });
+  const totalGrowth = grew.reduce((a, g) => a + g.bytes, 0);
+  console.log(`\n## grown from ${baseFile}: ${kib(totalGrowth)} in all (top 20)\n`);
+  console.log('| constructor | objects | self size |\n|---|---|---|');
+  for (const g of grew.sort((a, b) => b.bytes - a.bytes).slice(0, 20))
+    console.log(`| ${g.k.replaceAll('|', '\\|')} | ${g.objects} | ${kib(g.bytes)} |`);
+}

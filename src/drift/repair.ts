@@ -4,6 +4,7 @@
 // field manager, or by a merge patch of the drifted fields where the server rejects the object for apply. Called by
 // the reconciler on reconciles that need no helm action. Never spawns helm, never deletes, never sends a write the
 // server refused for the same object version again, and never puts object contents (values) in events or logs.
+import { createHash } from 'node:crypto';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { manifestObjects } from '../helm/manifest.js';
@@ -61,7 +62,11 @@ type ObjectOutcome = DriftCorrection | { readonly unconfirmed: string } | undefi
 
 export class DriftRepairer {
   readonly #o: DriftRepairOptions;
-  /** Desired objects per manifest text (a release's manifest never changes in place), bounded. */
+  /**
+   * Desired objects by the sha256 of their manifest (a release's manifest never changes in place), bounded. Keyed by
+   * digest and stored as fresh strings, so that no copy of the manifest stays alive here: the parser's substrings
+   * would each keep the whole text.
+   */
   readonly #parsed = new Map<string, Record<string, unknown>[]>();
   /** What dry runs taught about each desired object, and which object versions need no new question. */
   readonly #confirmer = new DriftConfirmer();
@@ -191,11 +196,12 @@ export class DriftRepairer {
 
   /** The manifest's objects, parsed once per manifest text (the dependents port reads their kinds from here). */
   objectsOf(manifest: string): readonly Record<string, unknown>[] {
-    let objs = this.#parsed.get(manifest);
+    const digest = createHash('sha256').update(manifest).digest('base64');
+    let objs = this.#parsed.get(digest);
     if (!objs) {
-      objs = manifestObjects(manifest);
+      objs = JSON.parse(JSON.stringify(manifestObjects(manifest))) as Record<string, unknown>[];
       if (this.#parsed.size >= MAX_PARSED) this.#parsed.delete(this.#parsed.keys().next().value as string);
-      this.#parsed.set(manifest, objs);
+      this.#parsed.set(digest, objs);
     }
     return objs;
   }

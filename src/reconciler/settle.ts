@@ -32,7 +32,7 @@ export async function settle(
   if (!step) return requeue;
   const rel = step.result ?? step.state.deployed;
   if (!rel) throw new Error(`${key}: no release after reconcile`); // unreachable: install or deployed is set
-  const release = d.statusRelease.get(key, rel, inputs.secrets);
+  const release = d.statusRelease.get(key, rel, inputs.secrets, run.updater.shown.deployedRelease);
   d.outside.remember(key, namespace, rel.version, rel.manifest);
   // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm).
   const ready = await d.dependents?.afterDeploy(cr, rel.manifest, step.result !== undefined, { signal, log });

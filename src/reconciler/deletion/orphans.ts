@@ -34,12 +34,18 @@ export function outsideObjects(manifest: string, crNamespace: string): OutsideRe
   return splitManifest(manifest)
     .filter((o) => !helmUninstallSkips(o) && o.metadata.namespace !== crNamespace)
     .map((o) => ({
-      apiVersion: o.apiVersion,
-      kind: o.kind,
-      name: o.metadata.name,
-      ...(o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace }),
+      apiVersion: fresh(o.apiVersion),
+      kind: fresh(o.kind),
+      name: fresh(o.metadata.name),
+      ...(o.metadata.namespace === undefined ? {} : { namespace: fresh(o.metadata.namespace) }),
     }));
 }
+
+/**
+ * A copy of `s` that is its own string: a parsed value is a slice of the whole manifest and would keep it alive as
+ * long as the memo keeps the ref (a manifest per CR, held for nothing).
+ */
+const fresh = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
 /** One object's identity, to hold each object once. */
 const refKey = (r: OutsideRef) => `${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`;

@@ -283,4 +283,18 @@ describe('StatusReleaseMemo', () => {
     expect(memo.get('ns/web', rel, ['tok-1']).manifest).toBe('token: <redacted> tok-2');
     expect(memo.get('ns/web', rel, ['tok-1', 'tok-2']).manifest).toBe('token: <redacted> <redacted>');
   });
+
+  it("answers the status's own copy once it shows the release computed, and computes again when it does not", () => {
+    const memo = new StatusReleaseMemo('redacted');
+    const rel = { name: 'web', namespace: 'ns', version: 1, manifest: secret('one') };
+    const computed = memo.get('ns/web', rel);
+    const shown = JSON.parse(JSON.stringify(computed)) as typeof computed; // as the informer decodes it
+    expect(memo.get('ns/web', rel, [], shown)).toBe(shown);
+    expect(memo.get('ns/web', rel, [], shown)).toBe(shown);
+    // The status changed behind our back (or its write failed): the value is built again, equal to the first.
+    const changed = { ...shown, manifest: 'edited' };
+    const again = memo.get('ns/web', rel, [], changed);
+    expect(again).not.toBe(changed);
+    expect(again).toEqual(computed);
+  });
 });

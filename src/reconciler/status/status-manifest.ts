@@ -168,26 +168,40 @@ export function storedBytes(text: string): number {
 
 /**
  * statusRelease, computed once per CR and revision (a revision's manifest never changes), so that an idle reconcile
- * does not scan and re-redact the whole manifest every period. Holds one entry per CR key.
+ * does not scan and re-redact the whole manifest every period. Holds one entry per CR key: the computed value only
+ * until the CR's status shows it; from then on a digest, and the status's own copy is answered (a manifest of each
+ * CR is not held twice).
  */
 export class StatusReleaseMemo {
-  readonly #byKey = new Map<
-    string,
-    { readonly revision: number; readonly hidden: string; readonly value: DeployedRelease }
-  >();
+  readonly #byKey = new Map<string, MemoEntry>();
   readonly #mode: StatusManifestMode;
 
   constructor(mode: StatusManifestMode = DEFAULT_STATUS_MANIFEST) {
     this.#mode = mode;
   }
 
-  /** `hidden`: strings to redact (see statusRelease); the memo keeps only their digest, never them. */
-  get(key: string, rel: StatusReleaseInput, hidden: readonly string[] = []): DeployedRelease {
+  /**
+   * `hidden`: strings to redact (see statusRelease); the memo keeps only their digest, never them. `shown`: the
+   * deployedRelease the CR's status shows now, answered (and the memo's copy dropped) when it is the one computed.
+   */
+  get(key: string, rel: StatusReleaseInput, hidden: readonly string[] = [], shown?: DeployedRelease): DeployedRelease {
     const hit = this.#byKey.get(key);
     const digest = hidden.length === 0 ? '' : sha256(JSON.stringify(hidden));
-    if (hit?.revision === rel.version && hit.value.name === rel.name && hit.hidden === digest) return hit.value;
+    if (hit?.revision === rel.version && hit.name === rel.name && hit.hidden === digest) {
+      if (shown && shown.name === hit.name && shown.revision === hit.revision && manifestDigest(shown) === hit.digest) {
+        this.#byKey.set(key, { ...hit, value: undefined });
+        return shown;
+      }
+      if (hit.value) return hit.value;
+    }
     const value = statusRelease(rel, this.#mode, STATUS_MANIFEST_CAP, hidden);
-    this.#byKey.set(key, { revision: rel.version, hidden: digest, value });
+    this.#byKey.set(key, {
+      revision: rel.version,
+      name: rel.name,
+      hidden: digest,
+      digest: manifestDigest(value),
+      value,
+    });
     return value;
   }
 
@@ -195,3 +209,16 @@ export class StatusReleaseMemo {
     this.#byKey.delete(key);
   }
 }
+
+interface MemoEntry {
+  readonly revision: number;
+  readonly name: string;
+  /** Digest of the strings hidden. */
+  readonly hidden: string;
+  /** Digest of the status manifest computed (absent manifest: ''). */
+  readonly digest: string;
+  /** The computed deployedRelease, until the status shows it. */
+  readonly value: DeployedRelease | undefined;
+}
+
+const manifestDigest = (r: DeployedRelease) => (r.manifest === undefined ? '' : sha256(r.manifest));
