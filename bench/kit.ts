@@ -29,6 +29,8 @@ export const SEQUENTIAL = int('BENCH_SEQUENTIAL', 5);
 export const REPLICAS = Math.max(1, int('BENCH_REPLICAS', 1));
 /** 0 skips phase 9 (helm and kubectl run directly), e.g. for a second run that only changes BENCH_REPLICAS. */
 export const FLOORS = int('BENCH_FLOORS', 1);
+/** 0 skips phase 7 (every CR upgraded at once). */
+export const UPGRADE = int('BENCH_UPGRADE', 1);
 export const DRIFT = int('BENCH_DRIFT', 20);
 export const DRIFT_GAP_MS = durationMs(env.BENCH_DRIFT_GAP || '2s');
 export const IDLE_PERIODS = int('BENCH_IDLE_PERIODS', 2);

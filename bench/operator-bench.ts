@@ -27,6 +27,7 @@
 //   BENCH_SEQUENTIAL=5           CRs in the sequential phase
 //   BENCH_REPLICAS=1             operators on the plane; more shard the CRs (--shard-count, bench/fleet.ts); RSS is
 //                                given per replica, CPU summed; the drift phase is skipped
+//   BENCH_UPGRADE=1              0 skips phase 7 (the upgrade of every CR)
 //   BENCH_FLOORS=1               0 skips phase 9 (helm and kubectl directly), e.g. for a second BENCH_REPLICAS run
 //   BENCH_IDLE_PERIODS=2         length of the idle window, in reconcile periods
 //   BENCH_RECONCILE_PERIOD=30s   the operator's --reconcile-period (number + ms|s|m|h, e.g. 30s, 1m30s)
@@ -72,6 +73,7 @@ import {
   run,
   SEQUENTIAL,
   signal,
+  UPGRADE,
   UPGRADE_VALUES,
   until,
 } from './kit.ts';
@@ -149,7 +151,7 @@ async function main(): Promise<void> {
       DRIFT > 0 && CRS > 0 && REPLICAS === 1
         ? await measureDrift(kc, kc.makeApiClient(AppsV1Api), o, names)
         : undefined; // 5
-    const upgrade = await bulkUpgrade(b); // 7
+    const upgrade = UPGRADE ? await bulkUpgrade(b) : { latencies: [], allMs: Number.NaN, cpu: {} }; // 7
     const remove = await bulkDelete(b); // 8
     const rows = operatorRows({ seq, created, idled, drift, helmTotal: o.helmCalls(), errors: o.stats.errors }); // 6
 

@@ -90,6 +90,7 @@ export function startOperator(o: StartOperatorOptions): Operator {
       ...o.env,
       // As in the image: its Node flags (the Dockerfile's ENV NODE_OPTIONS), plus BENCH_NODE_OPTIONS (e.g. --cpu-prof).
       NODE_OPTIONS: [imageNodeOptions(o.root), o.env.BENCH_NODE_OPTIONS ?? ''].join(' ').trim(),
+      MALLOC_ARENA_MAX: imageEnv(o.root, 'MALLOC_ARENA_MAX'),
     },
     logFile: join(o.work, 'operator.log'),
     onLine,
@@ -120,5 +121,10 @@ function errText(err: unknown): string {
 
 /** The operator image's Node flags: the Dockerfile's `ENV NODE_OPTIONS=` ('' when it sets none). */
 export function imageNodeOptions(root: string): string {
-  return /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
+  return imageEnv(root, 'NODE_OPTIONS');
+}
+
+/** A variable the operator image sets: the Dockerfile's `ENV NAME=value` ('' when it sets none). */
+export function imageEnv(root: string, name: string): string {
+  return new RegExp(`^ENV ${name}=(.+)$`, 'm').exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 }

@@ -21,7 +21,7 @@ import {
   T0,
   tally,
 } from './kit.ts';
-import { imageNodeOptions, type Operator } from './operator-process.ts';
+import { imageEnv, imageNodeOptions, type Operator } from './operator-process.ts';
 import type { bulkCreates } from './phases/bulk.ts';
 import type { measureDrift } from './phases/drift.ts';
 import type { idleWindow } from './phases/idle.ts';
@@ -112,7 +112,7 @@ export function report(o: {
     '',
     `node ${process.version} · helm ${helmVersion} (${helmChoice}) · kubernetes ${kubeVersion} (local control plane)`,
     `${availableParallelism()} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM · load average at start ${loadAtStart.toFixed(2)}`,
-    `operator: --max-concurrent-reconciles=${workers} (${MAX_CONCURRENT ? 'BENCH_MAX_CONCURRENT' : 'default: number of CPUs'}) · --reconcile-period=${PERIOD} · NODE_OPTIONS=${imageNodeOptions(ROOT) || '(none)'} (the image's)`,
+    `operator: --max-concurrent-reconciles=${workers} (${MAX_CONCURRENT ? 'BENCH_MAX_CONCURRENT' : 'default: number of CPUs'}) · --reconcile-period=${PERIOD} · NODE_OPTIONS=${imageNodeOptions(ROOT) || '(none)'} MALLOC_ARENA_MAX=${imageEnv(ROOT, 'MALLOC_ARENA_MAX') || '(unset)'} (the image's)`,
     '',
     '| measurement | value |',
     '|---|---|',

@@ -4,6 +4,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { imageEnv, imageNodeOptions } from '../bench/operator-process.ts';
 import { memMiB } from '../bench/proc.ts';
 import { createNamespace, crs, deployedAtGeneration, installSampleCrd, kubeFor, releaseRecords } from './kit/kube.ts';
 import { startOperator } from './kit/operator.ts';
@@ -52,7 +53,12 @@ async function main(): Promise<void> {
     watchesFile: watches,
     helm: join(plane.bin, 'helm-v3'),
     args: ['--max-concurrent-reconciles=2'],
-    env: { WATCH_NAMESPACE: NS, NODE_OPTIONS: '--max-semi-space-size=1' }, // the image's Node flags
+    // The image's Node flags and malloc setting.
+    env: {
+      WATCH_NAMESPACE: NS,
+      NODE_OPTIONS: imageNodeOptions(ROOT),
+      MALLOC_ARENA_MAX: imageEnv(ROOT, 'MALLOC_ARENA_MAX'),
+    },
     logFile: join(work, 'operator.log'),
   });
   const c = crs(k, NS);

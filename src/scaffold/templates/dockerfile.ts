@@ -82,6 +82,8 @@ COPY --from=cli /usr/local/bin/node /usr/local/bin/node
 ENV NODE_ENV=production
 # A 1 MiB young generation: a smaller operator RSS at no measurable CPU cost; the Deployment's env can override it.
 ENV NODE_OPTIONS=--max-semi-space-size=1
+# Two malloc arenas instead of glibc's 8 per core: less RSS per CR; the operator's JavaScript runs on one thread.
+ENV MALLOC_ARENA_MAX=2
 COPY --from=helm /go/bin/helm /usr/local/bin/helm
 COPY --from=cli /opt/helm-operator /opt/helm-operator
 # \`helm-operator\` on PATH, as in operator-sdk's image (its ENTRYPOINT is the same command line).
