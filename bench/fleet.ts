@@ -23,7 +23,9 @@ export function startFleet(replicas: number, o: StartOperatorOptions & { readonl
           mkdirSync(work, { recursive: true });
           const shard = [`--shard-count=${replicas}`, `--shard-index=${i}`, '--leader-elect'];
           const lease = ['--leader-election-id=bench-operator', `--leader-election-namespace=${o.namespace}`];
-          return startOperator({ ...o, work, extraArgs: [...shard, ...lease], logFile: undefined });
+          const logFile = o.logFile ? `${o.logFile}.${i}` : undefined; // BENCH_LOG.0, .1, …
+          const onExit = (how: string) => o.onExit(`replica ${i}: ${how}`);
+          return startOperator({ ...o, work, extraArgs: [...shard, ...lease], logFile, onExit });
         });
   const first = ops[0] as Operator;
   return {

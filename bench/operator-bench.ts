@@ -28,6 +28,14 @@
 //   BENCH_REPLICAS=1             operators on the plane; more shard the CRs (--shard-count, bench/fleet.ts); RSS is
 //                                given per replica, CPU summed; the drift phase is skipped
 //   BENCH_UPGRADE=1              0 skips phase 7 (the upgrade of every CR)
+//   BENCH_COMPARE=               another operator's command line: instead of the phases above, this operator and that
+//                                one in alternating rounds, one table (bench/compare.ts); it runs under sh with
+//                                KUBECONFIG, WATCH_NAMESPACE, BENCH_WATCHES_FILE, BENCH_WORKERS and
+//                                BENCH_RECONCILE_PERIOD set, e.g. BENCH_COMPARE='/path/helm-operator run
+//                                --watches-file=$BENCH_WATCHES_FILE --leader-elect=false --metrics-bind-address=0
+//                                --health-probe-bind-address=0 --max-concurrent-reconciles=$BENCH_WORKERS
+//                                --reconcile-period=$BENCH_RECONCILE_PERIOD'
+//   BENCH_COMPARE_DRIFT=5        deleted-Deployment samples per compare run
 //   BENCH_FLOORS=1               0 skips phase 9 (helm and kubectl directly), e.g. for a second BENCH_REPLICAS run
 //   BENCH_IDLE_PERIODS=2         length of the idle window, in reconcile periods
 //   BENCH_RECONCILE_PERIOD=30s   the operator's --reconcile-period (number + ms|s|m|h, e.g. 30s, 1m30s)
@@ -52,6 +60,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { type LocalPlane, startLocalPlane } from '../test/support/plane.ts';
+import { compare } from './compare.ts';
 import { watchCRs } from './cr-watch.ts';
 import { type Fleet, opCpu, startFleet } from './fleet.ts';
 import {
@@ -121,6 +130,10 @@ async function main(): Promise<void> {
     // so that the first CR measured is the operator's cold start and not the API server's.
     await warmCrd(custom);
 
+    if (env.BENCH_COMPARE) {
+      process.stdout.write(await compare({ kc, custom, kubeconfig, helm, work, command: env.BENCH_COMPARE }));
+      return;
+    }
     const shards = REPLICAS > 1 ? `, ${REPLICAS} sharded replicas` : '';
     log(`starting the operator (helm ${helmVersion}, --reconcile-period=${PERIOD}${shards})`);
     const o = startFleet(REPLICAS, {
@@ -207,6 +220,7 @@ async function main(): Promise<void> {
   } catch (err) {
     if (signal.aborted) throw signal.reason;
     if (op) process.stderr.write(`last operator log lines:\n${op.stats.tail.join('\n')}\n`);
+    log(`failed: ${err instanceof Error ? err.message : String(err)}`); // before a failing stop() could hide it
     throw err;
   } finally {
     if (op) await op.stop();

@@ -6,8 +6,17 @@ import { type AppsV1Api, type KubeConfig, Watch } from '@kubernetes/client-node'
 import { DRIFT, DRIFT_GAP_MS, NS, signal, TIMEOUT_MS } from '../kit.ts';
 import type { Operator } from '../operator-process.ts';
 
-/** Deletes, then scales, a bulk CR's Deployment DRIFT times each; ms until the operator put it back. */
-export async function measureDrift(kc: KubeConfig, apps: AppsV1Api, o: Operator, names: string[]) {
+/**
+ * Deletes, then scales, a bulk CR's Deployment `samples` (DRIFT) times each; ms until the operator put it back.
+ * `scaled: false` measures deletes only (an operator that never reverts a scale would time out).
+ */
+export async function measureDrift(
+  kc: KubeConfig,
+  apps: AppsV1Api,
+  o: Pick<Operator, 'helmCalls' | 'stats'>,
+  names: readonly string[],
+  { samples: count = DRIFT, scaled: scale = true }: { readonly samples?: number; readonly scaled?: boolean } = {},
+) {
   /** Resolves with the time the watch delivered the first event for `name` that satisfies `ok`. */
   const watchFor = async (
     name: string,
@@ -54,7 +63,7 @@ export async function measureDrift(kc: KubeConfig, apps: AppsV1Api, o: Operator,
       if (event !== undefined && done !== undefined) into.push(done - event);
     }
   };
-  for (let i = 0; i < DRIFT; i++) {
+  for (let i = 0; i < count; i++) {
     const name = `${names[i % names.length]}-nginx`;
     if (DRIFT_GAP_MS > 0) await sleep(DRIFT_GAP_MS, undefined, { signal });
     const before = await apps.readNamespacedDeployment({ name, namespace: NS });
@@ -74,7 +83,7 @@ export async function measureDrift(kc: KubeConfig, apps: AppsV1Api, o: Operator,
     w.close();
     inOperator(`${NS}/${name}`, wall0, deletedInOperator);
   }
-  for (let i = 0; i < DRIFT; i++) {
+  for (let i = 0; i < (scale ? count : 0); i++) {
     const name = `${names[i % names.length]}-nginx`;
     if (DRIFT_GAP_MS > 0) await sleep(DRIFT_GAP_MS, undefined, { signal });
     const d = await apps.readNamespacedDeployment({ name, namespace: NS });
