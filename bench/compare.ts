@@ -60,6 +60,11 @@ interface RunFigures {
 }
 
 const DRIFT_SAMPLES = Number(env.BENCH_COMPARE_DRIFT || 5);
+/** True while a run stops its operator: that exit is expected and must not fail the next run's waits. */
+let stopping = false;
+const onExit = (how: string) => {
+  if (!stopping) noteOperatorExit(how);
+};
 const WORKERS = MAX_CONCURRENT || '2';
 
 export async function compare(o: CompareOptions): Promise<string> {
@@ -90,7 +95,7 @@ function startOurs(o: CompareOptions, tag: string): Fleet {
     reconcilePeriod: PERIOD,
     maxConcurrent: WORKERS,
     env,
-    onExit: noteOperatorExit,
+    onExit,
   });
 }
 
@@ -115,7 +120,7 @@ function startTheirs(o: CompareOptions, tag: string): Runner {
     },
     logFile: join(work, 'operator.log'),
   });
-  void op.exited.then((code) => noteOperatorExit(`the compared operator: code ${code}`));
+  void op.exited.then((code) => onExit(`the compared operator: code ${code}`));
   return {
     pid: op.pid,
     async stop() {
@@ -190,7 +195,9 @@ async function oneRun(o: CompareOptions, start: (tag: string) => Runner, tag: st
       deleteAll: removed.allMs,
     };
   } finally {
+    stopping = true;
     await runner.stop();
+    stopping = false;
   }
 }
 

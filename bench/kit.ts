@@ -141,7 +141,13 @@ export async function createAndWait(
     for (let name = names[next++]; name !== undefined; name = names[next++]) {
       signal.throwIfAborted();
       sent.set(name, performance.now());
-      const body = { apiVersion: `${GVR.group}/${GVR.version}`, kind: 'Nginx', metadata: { name, labels: { phase } } };
+      // An empty spec, not none: operator-sdk's helm-operator fails a CR without one ("failed to get spec").
+      const body = {
+        apiVersion: `${GVR.group}/${GVR.version}`,
+        kind: 'Nginx',
+        metadata: { name, labels: { phase } },
+        spec: {},
+      };
       await custom.createNamespacedCustomObject({ ...GVR, namespace: NS, body });
     }
   };
