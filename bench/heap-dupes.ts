@@ -110,36 +110,30 @@ for (const [text, g] of dupes.slice(0, 15)) {
     `| ${g.length} | ${text.length} | ${kib(bytes)} | ${head} | ${pathTo(g[0] ?? 0).replaceAll('|', '\\|')} |`,
   );
 }
-console.log(`\n## strings of ${minChars}+ chars by the holder of one copy (top 20)\n`);
-const byHolder = new Map<string, { n: number; bytes: number }>();
-for (const g of groups.values())
-  for (const i of g) {
-    const holder = retainer[i] ?? -1;
-    const key = holder === -1 ? '(root)' : `${name(holder)}.${edgeName(retainerEdge[i] ?? 0)}`;
-    const h = byHolder.get(key) ?? { n: 0, bytes: 0 };
-    h.n++;
-    h.bytes += size(i);
-    byHolder.set(key, h);
-  }
-console.log('| holder.field | strings | bytes |\n|---|---|---|');
-for (const [k, h] of [...byHolder].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 20))
-  console.log(`| ${k.replaceAll('|', '\\|')} | ${h.n} | ${kib(h.bytes)} |`);
-
-console.log(`\n## strings of ${minChars}+ chars by retaining path, indexes dropped (top 12)\n`);
-const byPath = new Map<string, { n: number; bytes: number }>();
-for (const g of groups.values())
-  for (const i of g) {
-    const path = pathTo(i)
-      .replace(/\[\d+\]|\.\d+\b/g, '[]')
-      .replace(/array\[\]/g, 'array');
-    const h = byPath.get(path) ?? { n: 0, bytes: 0 };
-    h.n++;
-    h.bytes += size(i);
-    byPath.set(path, h);
-  }
-console.log('| path | strings | bytes |\n|---|---|---|');
-for (const [k, h] of [...byPath].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 12))
-  console.log(`| ${k.replaceAll('|', '\\|')} | ${h.n} | ${kib(h.bytes)} |`);
+/** The large strings grouped by `keyOf` each copy: a table of the `top` groups by bytes. */
+function stringsBy(title: string, column: string, top: number, keyOf: (i: number) => string): void {
+  const by = new Map<string, { n: number; bytes: number }>();
+  for (const g of groups.values())
+    for (const i of g) {
+      const h = by.get(keyOf(i)) ?? { n: 0, bytes: 0 };
+      h.n++;
+      h.bytes += size(i);
+      by.set(keyOf(i), h);
+    }
+  console.log(`\n## strings of ${minChars}+ chars by ${title} (top ${top})\n`);
+  console.log(`| ${column} | strings | bytes |\n|---|---|---|`);
+  for (const [k, h] of [...by].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, top))
+    console.log(`| ${k.replaceAll('|', '\\|')} | ${h.n} | ${kib(h.bytes)} |`);
+}
+stringsBy('the holder of one copy', 'holder.field', 20, (i) => {
+  const holder = retainer[i] ?? -1;
+  return holder === -1 ? '(root)' : `${name(holder)}.${edgeName(retainerEdge[i] ?? 0)}`;
+});
+stringsBy('retaining path, indexes dropped', 'path', 12, (i) =>
+  pathTo(i)
+    .replace(/\[\d+\]|\.\d+\b/g, '[]')
+    .replace(/array\[\]/g, 'array'),
+);
 
 if (baseFile) {
   const base = byConstructor(JSON.parse(readFileSync(baseFile, 'utf8')) as Snapshot);

@@ -25,7 +25,11 @@ export async function measureDrift(
     let stop: { abort(): void } | undefined;
     const seen = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), TIMEOUT_MS);
-      void new Watch(kc)
+      // client-node ends a watch silent for 30 s (its private requestTimeoutMs): an operator that takes longer to
+      // put a Deployment back (one that only repairs on its periodic reconcile) must still be measured.
+      const watch = new Watch(kc);
+      (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = TIMEOUT_MS;
+      void watch
         .watch(
           `/apis/apps/v1/namespaces/${NS}/deployments`,
           { fieldSelector: `metadata.name=${name}` },

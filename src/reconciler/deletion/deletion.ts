@@ -1,7 +1,7 @@
-// The deletion half of a reconcile, operator-sdk style: uninstall the CR's release (or, when its records are gone,
-// delete what it left outside the namespace), optionally wait for its objects (uninstall-wait), then write the
-// uninstalled status and drop the finalizer. Built by kit.ts, run by reconciler.ts for a CR with a
-// deletionTimestamp; never uninstalls a release of another chart.
+// The deletion half of a reconcile, operator-sdk style: uninstall the CR's release, in one helm process with those of
+// other CRs being deleted (batch.ts), or, when its records are gone, delete what it left outside the namespace;
+// optionally wait for its objects (uninstall-wait), then write the uninstalled status and drop the finalizer. Built by
+// kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never uninstalls a release of another chart.
 
 import type { Outcome } from '../../controller/contract.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
