@@ -1,7 +1,8 @@
 // `make bench` with BENCH_COMPARE='<command>': this operator and another (operator-sdk's helm-operator, say) on one
 // plane, one chart and one namespace, in alternating rounds (ours first, then theirs first), printed as one table
-// with ours ÷ theirs. Each run: BENCH_SEQUENTIAL CRs one at a time, BENCH_CRS at once until all Deployed and the
-// process quiet (or one period), one idle period, BENCH_COMPARE_DRIFT deleted Deployments, then every CR deleted.
+// with ours ÷ theirs. Each run: BENCH_SEQUENTIAL CRs created one at a time (then deleted together), BENCH_CRS at
+// once until all Deployed and the process quiet (or one period), one idle period, BENCH_COMPARE_DRIFT deleted
+// Deployments, then every CR deleted.
 // Called by operator-bench.ts; the other operator is started through the one launcher, as `sh -c "exec <command>"`.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -219,7 +220,7 @@ function table(rounds: readonly [string, RunFigures][], command: string): string
   const ms = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
   const rows: [string, (f: RunFigures) => number, (x: number) => string][] = [
     ['1 CR create → Deployed, p50', (f) => f.create1, ms],
-    ['1 CR delete → gone, p50', (f) => f.delete1, ms],
+    [`the ${SEQUENTIAL} sequential CRs deleted at once → each gone, p50`, (f) => f.delete1, ms],
     [`${CRS} CRs at once → all Deployed`, (f) => f.allDeployed, ms],
     [`CPU for those ${CRS} (operator and its children), to quiet`, (f) => f.cpu, (x) => `${x.toFixed(1)} s`],
     [`idle CPU, ${CRS} CRs, one period`, (f) => f.idlePercent, (x) => `${x.toFixed(2)} %`],
