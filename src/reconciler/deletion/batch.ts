@@ -33,6 +33,7 @@ export interface BatchMember {
   readonly cr: CustomResource;
 }
 
+/** The key deletion.ts holds a release by in the in-flight set (`ns/name`, `/name` for a cluster-scoped CR). */
 const keyOf = (cr: CustomResource) => `${cr.metadata.namespace ?? ''}/${cr.metadata.name}`;
 
 export class UninstallBatches {
@@ -74,7 +75,8 @@ export class UninstallBatches {
       .filter((cr) => {
         const key = keyOf(cr);
         if (this.finished(cr)) return false;
-        if (key === r.key || this.#claimed.has(key) || this.#o.inFlight.has(key)) return false;
+        const own = cr.metadata.name === r.name && (cr.metadata.namespace ?? '') === r.namespace;
+        if (own || this.#claimed.has(key) || this.#o.inFlight.has(key)) return false;
         if (!cr.metadata.deletionTimestamp || !hasOurFinalizer(cr.metadata.finalizers)) return false;
         if (lastUninstallFailed(cr)) return false; // it goes alone, on its own backoff, and stops no batch
         const o = releaseOptions(cr.metadata.annotations, { helmTimeoutMs: this.#o.watch.helmTimeoutMs });
