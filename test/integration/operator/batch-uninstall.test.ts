@@ -58,9 +58,9 @@ describe.skipIf(skipReason !== undefined).each(helms)(title, (_, helm) => {
 
   it('uninstalls the CRs deleted meanwhile in one helm process; one failing hook is retried alone and reported on its CR only', async () => {
     const batch = ['batch-a', 'batch-b', 'batch-c', 'batch-d'];
-    // The slow CR's delete hooks take 1.5 s each: while its uninstall holds the only worker, the others are deleted.
+    // The slow CR's delete hooks take 3 s each (a margin for a loaded machine): while its uninstall holds the only worker, the others are deleted.
     // (Install hooks off: only the delete hooks matter here.)
-    await f.create('slow', { hookDelayMs: 1500 }, { [NO_INSTALL_HOOKS]: 'true' });
+    await f.create('slow', { hookDelayMs: 3000 }, { [NO_INSTALL_HOOKS]: 'true' });
     for (const name of batch)
       await f.create(name, name === 'batch-b' ? { fail: { 'pre-delete': true } } : {}, { [NO_INSTALL_HOOKS]: 'true' });
     for (const name of ['slow', ...batch]) await deployed(name);
