@@ -127,8 +127,10 @@ describe('a deletion pass with other CRs of its namespace being deleted', () => 
     expect(w.uninstalls()).toEqual(['web ok']);
   });
 
-  it('when helm stops at a member, finishes those gone before it and leaves it and the rest to their own passes', async () => {
-    const w = world([deleting('web'), deleting('api'), deleting('db'), deleting('queue')]);
+  it('when helm stops at a member, finishes those gone before it, then runs that member alone and the rest together', async () => {
+    const names = ['web', 'api', 'db', 'queue', 'cache'];
+    const crs = names.map((n, i) => deleting(n, `00:0${i + 1}`, { uid: `uid-${n}` }));
+    const w = world(crs, { releases: records([...names, 'late']) });
     const stopped = helmCommandError('uninstall', 'Error: uninstall: failed pre-delete: job failed', {
       release: 'db',
       uninstalled: ['web', 'api'],
@@ -137,7 +139,7 @@ describe('a deletion pass with other CRs of its namespace being deleted', () => 
 
     expect(await w.reconcile('web')).toEqual({});
 
-    expect(w.uninstalls()).toEqual(['web api db queue']);
+    expect(w.uninstalls()).toEqual(['web api db queue cache']);
     expect(w.shelf.get('apps', 'web')).toBeUndefined();
     await expect.poll(() => w.shelf.get('apps', 'api')).toBeUndefined();
     // Untouched: no status, no event, the finalizer kept.
@@ -147,16 +149,22 @@ describe('a deletion pass with other CRs of its namespace being deleted', () => 
     }
     expect(w.events.sort()).toEqual(['api Normal UninstallSucceeded', 'web Normal UninstallSucceeded']);
 
-    // db's own pass runs helm for db alone (queue with it) and reports db's error as its own.
+    // cache's pass comes first: queue joins it, db (where helm stopped) does not.
+    w.helm.on('uninstall', () => undefined);
+    expect(await w.reconcile('cache')).toEqual({});
+    expect(w.uninstalls().at(-1)).toBe('cache queue');
+
+    // db's own pass runs helm for db alone and reports db's error as its own.
+    w.shelf.put(deleting('late', '00:06', { uid: 'uid-late' }));
     w.helm.failNext(
       'uninstall',
       helmCommandError('uninstall', 'Error: failed pre-delete: job failed', { release: 'db' }),
     );
     await expect(w.reconcile('db')).rejects.toThrow(/failed pre-delete/);
-    expect(w.uninstalls().at(-1)).toBe('db queue');
+    expect(w.uninstalls().at(-1)).toBe('db');
     expect(w.events).toContain('db Warning UninstallFailed');
     expect(w.condition('db', 'ReleaseFailed')).toMatchObject({ status: 'True', reason: 'UninstallError' });
-    expect(w.shelf.get('apps', 'queue')?.status).toBeUndefined();
+    expect(w.shelf.get('apps', 'late')?.metadata.finalizers).toEqual([FINALIZER]);
   });
 
   it('when the pass’s own release fails, reports its error and touches no member', async () => {

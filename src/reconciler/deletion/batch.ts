@@ -44,6 +44,11 @@ export class UninstallBatches {
    * moment. Dropped once the informers no longer list them as being deleted.
    */
   readonly #finished = new Map<string, string>();
+  /**
+   * The uids of members a batch stopped at (their uninstall failed inside it): from then on each one's passes run helm
+   * for it alone, so that it reports its own error and stops no other batch; no batch picks it. Dropped with #finished.
+   */
+  readonly #alone = new Map<string, string>();
 
   constructor(options: UninstallBatchOptions) {
     this.#o = options;
@@ -68,13 +73,14 @@ export class UninstallBatches {
   async pick(r: RunStart): Promise<BatchMember[]> {
     const limit = (this.#o.uninstallBatch ?? DEFAULT_UNINSTALL_BATCH) - 1;
     if (limit < 1 || !this.#o.deletingCrs) return [];
+    if (this.#alone.has(r.cr.metadata.uid ?? '')) return [];
     const mine = r.annotations.options;
     const listed = this.#o.deletingCrs(r.namespace);
     this.#forgetGone(r.namespace, listed);
     const candidates = listed
       .filter((cr) => {
         const key = keyOf(cr);
-        if (this.finished(cr)) return false;
+        if (this.finished(cr) || this.#alone.has(cr.metadata.uid ?? '')) return false;
         const own = cr.metadata.name === r.name && (cr.metadata.namespace ?? '') === r.namespace;
         if (own || this.#claimed.has(key) || this.#o.inFlight.has(key)) return false;
         if (!cr.metadata.deletionTimestamp || !hasOurFinalizer(cr.metadata.finalizers)) return false;
@@ -118,6 +124,9 @@ export class UninstallBatches {
     } catch (err) {
       failure = err;
       done = r.signal.aborted ? [] : gone(err);
+      // helm went past the pass's own release and stopped at the first member it did not report gone.
+      const stopped = done.includes(r.name) ? members.find((m) => !done.includes(m.cr.metadata.name)) : undefined;
+      if (stopped?.cr.metadata.uid !== undefined) this.#alone.set(stopped.cr.metadata.uid, r.namespace);
     }
     if (members.length > 0) r.log.info({ release: r.name, batch: members.length + 1 }, 'Uninstalled together');
     for (const m of members) {
@@ -127,11 +136,12 @@ export class UninstallBatches {
     if (failure !== undefined) throw failure;
   }
 
-  /** Drops the finished uids of `namespace` its deleting CRs no longer include (the informers caught up). */
+  /** Drops the finished and stopped-at uids of `namespace` its deleting CRs no longer include (the informers caught up). */
   #forgetGone(namespace: string, listed: readonly CustomResource[]): void {
-    if (this.#finished.size === 0) return;
+    if (this.#finished.size === 0 && this.#alone.size === 0) return;
     const uids = new Set(listed.map((cr) => cr.metadata.uid));
-    for (const [uid, ns] of this.#finished) if (ns === namespace && !uids.has(uid)) this.#finished.delete(uid);
+    for (const seen of [this.#finished, this.#alone])
+      for (const [uid, ns] of seen) if (ns === namespace && !uids.has(uid)) seen.delete(uid);
   }
 
   #hold(key: string): void {
