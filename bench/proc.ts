@@ -43,3 +43,18 @@ export function cpuWindow(pids: Readonly<Record<string, number | 'self'>>) {
     },
   };
 }
+
+/**
+ * Waits until `pid` uses less than `share` of a core over a whole `windowMs` (a freshly started kube-apiserver
+ * rebuilds its OpenAPI documents for seconds after a CRD appears), or until `timeoutMs`; returns the last window's
+ * share, so the bench can say how quiet the plane was.
+ */
+export async function quiet(pid: number, share = 0.1, windowMs = 1_000, timeoutMs = 30_000): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const before = cpuSeconds(pid).own;
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const used = (cpuSeconds(pid).own - before) / (windowMs / 1_000);
+    if (used < share || performance.now() > deadline) return used;
+  }
+}

@@ -179,6 +179,7 @@ async function run(argv: readonly string[]): Promise<number> {
         uninstallBatch: opts.maxUninstallBatch,
         kube: kube.client,
         helm,
+        render: (p) => helm.template(p),
         helmMiddlewares: [helmMetrics(observeHelm, runs)],
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,

@@ -215,6 +215,11 @@ export interface TemplateArgs extends ReleaseRef {
   readonly kubeVersion?: string | undefined;
   /** Values files (`--values`), later ones winning; the chart's defaults alone when empty. */
   readonly valuesFiles?: readonly string[] | undefined;
+  /** `--validate`: render against the cluster (its discovery, helm's OpenAPI check, no write) instead of offline. */
+  readonly validate?: boolean;
+  /** With `validate`: `--disable-openapi-validation`. */
+  readonly disableOpenApiValidation?: boolean;
+  readonly postRender?: PostRenderArgs;
 }
 
 /** `helm template`: renders the chart client-side with its default values and any values files; no cluster needed. */
@@ -227,6 +232,9 @@ export function templateArgs(p: TemplateArgs): string[] {
     ...flag(p.includeCrds, '--include-crds'),
     ...(p.kubeVersion === undefined ? [] : [`--kube-version=${p.kubeVersion}`]),
     ...(p.valuesFiles ?? []).flatMap((f) => ['--values', operand('values file', f)]),
+    ...flag(p.validate, '--validate'),
+    ...flag(p.validate === true && p.disableOpenApiValidation, '--disable-openapi-validation'),
+    ...postRenderArgs(p.postRender),
   ];
 }
 

@@ -569,6 +569,36 @@ describe('for the scaffolder (isolated: false)', { timeout: 20_000 }, () => {
     expect(t.recorded().args).toEqual(['template', 'release-name', '/c', '--namespace', 'default', '--include-crds']);
   });
 
+  it('renders against the cluster with the client’s post-renderer and validation, as an install would (the warm-up)', async () => {
+    const t = await setup('ok', { postRenderer: { command: '/pr', args: ['--socket=/s'] }, openApiValidation: false });
+    await t.client.template({
+      chart: '/c',
+      release: 'warm-up',
+      namespace: 'apps',
+      validate: true,
+      postRenderArgs: ['--owner-name=warm-up'],
+      signal: signal(),
+    });
+    expect(t.recorded().args).toEqual([
+      'template',
+      'warm-up',
+      '/c',
+      '--namespace',
+      'apps',
+      '--validate',
+      '--disable-openapi-validation',
+      '--post-renderer',
+      '/pr',
+      '--post-renderer-args',
+      '--socket=/s',
+      '--post-renderer-args',
+      '--owner-name=warm-up',
+    ]);
+    // Offline (the scaffolder's): neither.
+    await t.client.template({ chart: '/c', release: 'x', namespace: 'apps', signal: signal() });
+    expect(t.recorded().args).toEqual(['template', 'x', '/c', '--namespace', 'apps']);
+  });
+
   it('pulls and builds dependencies with the expected argv', async () => {
     const t = await setup('ok', { isolated: false });
     await t.client.pull({ chart: 'bitnami/nginx', version: '1.2.3', destDir: '/tmp/pull', signal: signal() });

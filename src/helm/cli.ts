@@ -250,7 +250,10 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
     },
     async template(p) {
       const ctx = { signal: p.signal, release: p.release, namespace: p.namespace, secrets: [] };
-      return (await run('template', templateArgs(p), ctx)).stdout;
+      // A post-rendered template (the operator's warm-up) takes the client's post-renderer and validation, as install.
+      const postRender = p.postRenderArgs && flags.apply('template', p).postRender;
+      const args = templateArgs({ ...p, ...validation, ...(postRender ? { postRender } : {}) });
+      return (await run('template', args, ctx)).stdout;
     },
     async create(p) {
       await run('create', createArgs({ path: join(p.dir, p.name) }), { signal: p.signal, secrets: [] });

@@ -168,6 +168,13 @@ export interface TemplateParams extends HelmCallOptions {
   readonly kubeVersion?: string | undefined;
   /** Values files (`--values`), later ones winning; only the chart's defaults when absent. */
   readonly valuesFiles?: readonly string[] | undefined;
+  /**
+   * `--validate`: render against the cluster (its discovery, and helm's OpenAPI check unless the client turns it off
+   * for installs), nothing written. @default false
+   */
+  readonly validate?: boolean;
+  /** Run the client's post-renderer with these arguments, as an install would (ignored without one). */
+  readonly postRenderArgs?: readonly string[];
 }
 
 export interface CreateParams extends HelmCallOptions {

@@ -15,10 +15,11 @@ import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { DependentWatcher } from '../dependents/watcher.js';
 import type { HelmMiddleware } from '../helm/middleware.js';
-import type { HelmClient } from '../helm/types.js';
+import type { HelmClient, TemplateParams } from '../helm/types.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
+import { ownershipArgsFor } from '../ownership/context.js';
 import type { OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
 import { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
@@ -28,6 +29,7 @@ import { runGroup } from './group.js';
 import { processHelm } from './process-helm.js';
 import { watchReconciler } from './reconciler.js';
 import { type ShardOwnership, shardGate } from './shard-gate.js';
+import { warmUp, warmUpOwner } from './warm-up.js';
 
 export interface OperatorOptions {
   readonly watches: readonly Watch[];
@@ -65,6 +67,11 @@ export interface OperatorOptions {
    * `maxFailures` failed (reconciler/chart-rollout.ts); `maxConcurrent` 0 turns it off. @default 2 and 0
    */
   readonly chartRollout?: { readonly maxConcurrent: number; readonly maxFailures: number } | undefined;
+  /**
+   * The operator's `helm template` (its caches and environment): each controller renders its chart once before its
+   * workers start, to warm what the first install needs (warm-up.ts). @default no warm-up
+   */
+  readonly render?: ((p: TemplateParams) => Promise<string>) | undefined;
 }
 
 /**
@@ -174,6 +181,16 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       informer.addEventHandler(valuesFrom.handler(gvkText, reconcileNow));
       informers.add(namespace, informer);
       controller.addSource(informer);
+    }
+    // The workers start once the chart has been rendered against the cluster (post-renderer included) and its
+    // kinds' informers listed, or after the warm-up's bound.
+    if (o.render) {
+      const namespace = namespaces[0] || 'default';
+      const owner = warmUpOwner(watch, namespace);
+      const postRenderArgs = o.postRender ? ownershipArgsFor(chartName(watch.chart))(owner) : undefined;
+      const depends = watch.watchDependentResources ? watcher : undefined;
+      const source = { chart: watch.chart, namespace, postRenderArgs, render: o.render, kube: o.kube, logger };
+      controller.addSource(warmUp({ ...source, watcher: depends }));
     }
     // Taking a shard reconciles its CRs: the informers saw them while it was not ours.
     o.shards?.onAcquired((shard) => {

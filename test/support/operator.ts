@@ -70,8 +70,13 @@ export interface OperatorProcess {
   readonly pid: number;
   /** SIGKILLs the operator and every helm process it started, as an OOM kill of the pod would. */
   kill(): Promise<void>;
-  /** Every helm process the operator started, in order: "install", "upgrade", "upgrade dry-run", … */
+  /**
+   * The helm processes the operator started, in order: "version", "install", "upgrade", "upgrade dry-run", …; the
+   * start-up warm-up's "template" (one per watch, manager/warm-up.ts) is only in allHelmCalls.
+   */
   helmCalls(): string[];
+  /** Every helm process the operator started, in order, the warm-up's "template" included. */
+  allHelmCalls(): string[];
   /** Everything the operator logged so far. */
   output(): string;
   readonly exited: Promise<number | null>;
@@ -135,7 +140,8 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
       await operator.killGroup();
       await exited;
     },
-    helmCalls: () => finalCalls ?? readCalls(),
+    helmCalls: () => (finalCalls ?? readCalls()).filter((c) => c !== 'template'),
+    allHelmCalls: () => finalCalls ?? readCalls(),
     output: () => operator.output(),
     exited,
     async stop() {

@@ -56,6 +56,18 @@ describe('the operator, for one CR through its life', () => {
     const deploy = await kube.apps.readNamespacedDeployment({ name: `${name}-nginx`, namespace: ns });
     expect(deploy.spec?.replicas).toBe(2);
     expect(op.helmCalls()).toEqual(['version', 'install']);
+    // Before the workers started: one `helm template` of the chart (post-renderer included, nothing written), and
+    // the informers of its three kinds listed, so the first install found them running.
+    expect(op.allHelmCalls()).toEqual(['version', 'template', 'install']);
+    const lines = op.output().split('\n');
+    const at = (msg: string) => lines.findIndex((l) => l.includes(`"msg":"${msg}"`));
+    expect(lines[at('Warmed up')]).toContain('"kinds":3');
+    expect(at('Warmed up')).toBeLessThan(at('Starting workers'));
+    expect(lines.filter((l) => l.includes('"msg":"Watching dependent resource"'))).toHaveLength(3);
+    expect(at('Watching dependent resource')).toBeLessThan(at('Starting workers'));
+    expect(await kube.core.listNamespacedSecret({ namespace: ns, labelSelector: 'name=warm-up' })).toMatchObject({
+      items: [],
+    });
     const installed = op
       .output()
       .split('\n')

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { FakeKubeApi } from '../../test/fakes/kube-api.js';
+import { recordingLogger } from '../../test/fakes/logger.js';
+import type { TemplateParams } from '../helm/types.js';
+import type { ApiResource } from '../kube/types.js';
+import { WARM_UP_RELEASE, warmUp } from './warm-up.js';
+
+const MANIFEST = `---
+# Source: web/templates/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: warm-up-web
+---
+# Source: web/templates/service.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: warm-up-web
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: warm-up-web-2
+---
+apiVersion: example.com/v1
+kind: NotServed
+metadata:
+  name: x
+`;
+
+/** A watcher that records what it was asked to start and waits `syncMs` for their first LIST. */
+function watcherStub(syncMs = 0) {
+  const ensured: string[] = [];
+  let synced = false;
+  return {
+    ensured,
+    synced: () => synced,
+    ensure: (resources: readonly ApiResource[]) => void ensured.push(...resources.map((r) => r.kind)),
+    waitForSync: async () => {
+      await new Promise((resolve) => setTimeout(resolve, syncMs));
+      synced = true;
+    },
+  };
+}
+
+describe('the warm-up before a controller’s workers start', () => {
+  it('renders the chart against the cluster once and starts the informers of the kinds it renders before it is synced', async () => {
+    const calls: TemplateParams[] = [];
+    const watcher = watcherStub(20);
+    const { logger, text } = recordingLogger();
+    const source = warmUp({
+      chart: '/charts/web',
+      namespace: 'apps',
+      render: async (p) => {
+        calls.push(p);
+        return MANIFEST;
+      },
+      kube: new FakeKubeApi(),
+      watcher,
+      logger,
+    });
+    const signal = new AbortController().signal;
+    void source.start(signal);
+    void source.start(signal); // one render, however often started
+    expect(source.hasSynced()).toBe(false);
+    await source.waitForSync(signal);
+
+    expect(source.hasSynced()).toBe(true);
+    expect(watcher.synced()).toBe(true);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      chart: '/charts/web',
+      release: WARM_UP_RELEASE,
+      namespace: 'apps',
+      validate: true,
+    });
+    expect(watcher.ensured).toEqual(['Deployment', 'ConfigMap']); // once each; a kind not served is left out
+    expect(text()).toContain('Warmed up');
+  });
+
+  it('lets the workers start when the chart does not render with its defaults, and says why', async () => {
+    const { logger, text } = recordingLogger();
+    const source = warmUp({
+      chart: '/charts/strict',
+      namespace: 'default',
+      render: async () => Promise.reject(new Error('execution error: a value is required')),
+      kube: new FakeKubeApi(),
+      logger,
+    });
+    const signal = new AbortController().signal;
+    void source.start(signal);
+    await source.waitForSync(signal);
+    expect(source.hasSynced()).toBe(true);
+    expect(text()).toMatch(/Warm-up skipped.*a value is required/);
+  });
+
+  it('lets the workers start at its bound when helm does not answer, and rejects only when the operator stops', async () => {
+    const { logger } = recordingLogger();
+    const source = warmUp({
+      chart: '/charts/slow',
+      namespace: 'default',
+      render: (p) => new Promise((_, reject) => p.signal.addEventListener('abort', () => reject(p.signal.reason))),
+      kube: new FakeKubeApi(),
+      logger,
+      boundMs: 50,
+    });
+    const stop = new AbortController();
+    void source.start(stop.signal);
+    const started = performance.now();
+    await source.waitForSync(stop.signal);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(source.hasSynced()).toBe(true);
+
+    const other = warmUp({
+      ...{ chart: '/c', namespace: 'd', kube: new FakeKubeApi(), logger },
+      render: () => new Promise(() => {}),
+    });
+    const stopped = new AbortController();
+    void other.start(stopped.signal);
+    const waiting = other.waitForSync(stopped.signal);
+    stopped.abort(new Error('stopping'));
+    await expect(waiting).rejects.toThrow('stopping');
+    stop.abort();
+  });
+});

@@ -1,0 +1,105 @@
+// Warms what a controller's first install needs, before its workers start: renders its chart once with the chart's
+// defaults through the operator's own helm, against the cluster (`helm template --validate`: helm's discovery and
+// the OpenAPI documents its check reads land in its caches, nothing is written), and starts the dependent informers
+// of the kinds that render, so the first CR after a start costs what the tenth does. A source of operator.ts's
+// controllers; bounded in time, and never fails the start (a chart that needs values to render only logs).
+import type { Source } from '../controller/controller.js';
+import { untilAborted } from '../core/abortable.js';
+import { errFields } from '../core/error-fields.js';
+import type { Logger } from '../core/logger.js';
+import type { DependentWatcher } from '../dependents/watcher.js';
+import { manifestObjects } from '../helm/manifest.js';
+import type { TemplateParams } from '../helm/types.js';
+import { parseApiVersion } from '../kube/paths.js';
+import type { ApiResource, KubeClient } from '../kube/types.js';
+
+/** The longest a controller's workers wait for its warm-up; the warm-up goes on in the background after it. */
+export const WARM_UP_BOUND_MS = 10_000;
+/** The release name the chart is rendered under (nothing is installed under it). */
+export const WARM_UP_RELEASE = 'warm-up';
+
+export interface WarmUpOptions {
+  readonly chart: string;
+  /** A namespace the controller watches (its CRs' releases go there); `default` when it watches all. */
+  readonly namespace: string;
+  /** The post-renderer's arguments for a placeholder CR (warmUpOwner): helm runs it, as for an install. */
+  readonly postRenderArgs?: readonly string[] | undefined;
+  /** The operator's helm `template` (its environment: caches, kubeconfig, rate limit, post-renderer). */
+  readonly render: (p: TemplateParams) => Promise<string>;
+  readonly kube: Pick<KubeClient, 'discover'>;
+  /** Absent when the watch has watchDependentResources: false. */
+  readonly watcher?: Pick<DependentWatcher, 'ensure' | 'waitForSync'> | undefined;
+  readonly logger: Logger;
+  /** @default WARM_UP_BOUND_MS */
+  readonly boundMs?: number;
+}
+
+/** The CR the warm-up's post-render pass names as the owner (nothing is applied, so nothing is owned). */
+export function warmUpOwner(watch: { group: string; version: string; kind: string }, namespace: string) {
+  const apiVersion = watch.group ? `${watch.group}/${watch.version}` : watch.version;
+  return { apiVersion, kind: watch.kind, metadata: { name: WARM_UP_RELEASE, namespace, uid: WARM_UP_UID } };
+}
+
+const WARM_UP_UID = '00000000-0000-0000-0000-000000000000';
+
+/** A controller source that is synced once the warm-up is done, failed, or past its bound. */
+export function warmUp(o: WarmUpOptions): Source {
+  let synced = false;
+  let done: Promise<void> | undefined;
+  const run = async (signal: AbortSignal) => {
+    const started = performance.now();
+    try {
+      const manifest = await o.render({
+        chart: o.chart,
+        release: WARM_UP_RELEASE,
+        namespace: o.namespace,
+        validate: true,
+        signal,
+      });
+      const resources = o.watcher ? await kindsOf(o.kube, manifest, signal) : [];
+      o.watcher?.ensure(resources);
+      await o.watcher?.waitForSync(resources, o.boundMs ?? WARM_UP_BOUND_MS, signal);
+      o.logger.info(
+        { chart: o.chart, kinds: resources.length, ms: Math.round(performance.now() - started) },
+        'Warmed up',
+      );
+    } catch (err) {
+      if (signal.aborted) return;
+      o.logger.info(
+        { chart: o.chart, err: errFields(err) },
+        'Warm-up skipped: the chart did not render with its defaults',
+      );
+    }
+  };
+  return {
+    start(signal) {
+      done ??= run(signal).finally(() => {
+        synced = true;
+      });
+      return done;
+    },
+    async waitForSync(signal) {
+      // Past the bound the workers start; the warm-up goes on beside them. Only the operator's own abort rejects.
+      const bound = AbortSignal.any([signal, AbortSignal.timeout(o.boundMs ?? WARM_UP_BOUND_MS)]);
+      await untilAborted(done ?? Promise.resolve(), bound).catch(() => signal.throwIfAborted());
+      synced = true;
+    },
+    hasSynced: () => synced,
+  };
+}
+
+/** The API resources of the manifest's kinds; a kind the cluster does not serve is left out. */
+async function kindsOf(kube: WarmUpOptions['kube'], manifest: string, signal: AbortSignal): Promise<ApiResource[]> {
+  const seen = new Map<string, ApiResource>();
+  for (const obj of manifestObjects(manifest)) {
+    const [apiVersion, kind] = [String(obj.apiVersion ?? ''), String(obj.kind ?? '')];
+    const id = `${apiVersion}/${kind}`;
+    if (!apiVersion || !kind || seen.has(id)) continue;
+    const res = await kube.discover({ ...parseApiVersion(apiVersion), kind }, { signal }).catch((err: unknown) => {
+      if (signal.aborted) throw err;
+      return undefined;
+    });
+    if (res) seen.set(id, res);
+  }
+  return [...seen.values()];
+}
