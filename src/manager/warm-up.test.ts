@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeKubeApi } from '../../test/fakes/kube-api.js';
+import { COMMON_RESOURCES, FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { recordingLogger } from '../../test/fakes/logger.js';
 import type { TemplateParams } from '../helm/types.js';
 import type { ApiResource } from '../kube/types.js';
@@ -23,11 +23,20 @@ kind: Deployment
 metadata:
   name: warm-up-web-2
 ---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: warm-up-web-pre-install
+  annotations:
+    helm.sh/hook: pre-install
+---
 apiVersion: example.com/v1
 kind: NotServed
 metadata:
   name: x
 `;
+
+const jobs: ApiResource = { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true };
 
 /** A watcher that records what it was asked to start and waits `syncMs` for their first LIST. */
 function watcherStub(syncMs = 0) {
@@ -56,7 +65,7 @@ describe('the warm-up before a controller’s workers start', () => {
         calls.push(p);
         return MANIFEST;
       },
-      kube: new FakeKubeApi(),
+      kube: new FakeKubeApi({ served: [...COMMON_RESOURCES, jobs] }),
       watcher,
       logger,
     });
@@ -75,7 +84,7 @@ describe('the warm-up before a controller’s workers start', () => {
       namespace: 'apps',
       validate: true,
     });
-    expect(watcher.ensured).toEqual(['Deployment', 'ConfigMap']); // once each; a kind not served is left out
+    expect(watcher.ensured).toEqual(['Deployment', 'ConfigMap']); // once each; no hook, nor a kind not served
     expect(text()).toContain('Warmed up');
   });
 

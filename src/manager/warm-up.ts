@@ -92,6 +92,7 @@ export function warmUp(o: WarmUpOptions): Source {
 async function kindsOf(kube: WarmUpOptions['kube'], manifest: string, signal: AbortSignal): Promise<ApiResource[]> {
   const seen = new Map<string, ApiResource>();
   for (const obj of manifestObjects(manifest)) {
+    if (isHook(obj)) continue; // helm template prints hooks too; a release's manifest (what is watched) has none
     const [apiVersion, kind] = [String(obj.apiVersion ?? ''), String(obj.kind ?? '')];
     const id = `${apiVersion}/${kind}`;
     if (!apiVersion || !kind || seen.has(id)) continue;
@@ -102,4 +103,9 @@ async function kindsOf(kube: WarmUpOptions['kube'], manifest: string, signal: Ab
     if (res) seen.set(id, res);
   }
   return [...seen.values()];
+}
+
+function isHook(obj: Record<string, unknown>): boolean {
+  const metadata = obj.metadata as { annotations?: Record<string, unknown> } | undefined;
+  return metadata?.annotations?.['helm.sh/hook'] !== undefined;
 }
