@@ -3,6 +3,7 @@ import { FakeHelm, helmCommandError } from '../../../test/fakes/helm.js';
 import { CrShelf, nginxCr, reconcilerOptions } from '../../../test/fakes/reconciler.js';
 import { FINALIZER } from '../../finalizers/finalizers.js';
 import type { UninstallParams } from '../../helm/types.js';
+import { NotFoundError } from '../../kube/errors.js';
 import type { StoredRelease } from '../../records/types.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { HelmReconciler } from '../reconciler.js';
@@ -194,6 +195,25 @@ describe('a deletion pass with other CRs of its namespace being deleted', () => 
     await expect.poll(() => w.shelf.get('apps', 'api')).toBeUndefined();
     // Held until finished, then let go: its next pass finds it gone.
     expect(await w.reconcile('api')).toEqual({});
+  });
+
+  it('a lagging copy of a CR its own pass finished does nothing, and a 404 on its status means it is gone', async () => {
+    const web = deleting('web', '00:05', { uid: 'uid-web' });
+    const w = world([web], { releases: records(['web', 'api']) });
+    w.helm.on('uninstall', () => undefined);
+    expect(await w.reconcile('web')).toEqual({});
+    expect(w.shelf.get('apps', 'web')).toBeUndefined();
+    w.shelf.put(web); // the informer still shows it, finalizer and records too
+    expect(await w.reconcile('web')).toEqual({});
+    expect(w.uninstalls()).toEqual(['web']);
+    expect(w.events).toEqual(['web Normal UninstallSucceeded']);
+
+    // A copy the operator never saw finish (another replica's, say): the API server answers 404, which ends the pass.
+    const gone = new NotFoundError({ status: 404, reason: 'NotFound' });
+    const shelf = new CrShelf([deleting('api')]);
+    const v = world([], { crs: { ...shelf.access, writeStatus: () => Promise.reject(gone) }, releases: records([]) });
+    expect(await v.reconcile('api')).toEqual({});
+    expect(v.uninstalls()).toEqual([]);
   });
 
   it('without the deleting CRs port, uninstalls its own release only', async () => {

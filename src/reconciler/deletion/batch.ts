@@ -15,6 +15,8 @@ import type { CustomResource } from '../types.js';
 
 /** Releases one helm process uninstalls at most, the pass's own included. */
 export const DEFAULT_UNINSTALL_BATCH = 20;
+/** Finished uids remembered at most (see UninstallBatches.#finished). */
+const MAX_FINISHED = 4_096;
 /** When a CR's own pass comes while a batch holds it: look again this much later (the CR is gone by then). */
 export const CLAIMED_REQUEUE_MS = 1_000;
 
@@ -59,7 +61,12 @@ export class UninstallBatches {
     return this.#claimed.has(key);
   }
 
-  /** True when a batch finished `cr` (uninstalled, finalizer removed): the copy read lags, nothing is left to do. */
+  /** A pass of its own removed `cr`'s finalizer: remembered as a batch's members are (see finished). */
+  finish(cr: CustomResource): void {
+    this.#remember(cr, cr.metadata.namespace ?? '');
+  }
+
+  /** True when `cr`'s finalizer was removed (by a batch or its own pass): the copy read lags, nothing is left to do. */
   finished(cr: CustomResource): boolean {
     return cr.metadata.uid !== undefined && this.#finished.has(cr.metadata.uid);
   }
@@ -144,6 +151,13 @@ export class UninstallBatches {
       for (const [uid, ns] of seen) if (ns === namespace && !uids.has(uid)) seen.delete(uid);
   }
 
+  /** Bounded: the oldest goes first (long gone from the informers by then), so a lone delete now and then never leaks. */
+  #remember(cr: CustomResource, namespace: string): void {
+    if (cr.metadata.uid === undefined) return;
+    if (this.#finished.size >= MAX_FINISHED) this.#finished.delete(this.#finished.keys().next().value as string);
+    this.#finished.set(cr.metadata.uid, namespace);
+  }
+
   #hold(key: string): void {
     this.#claimed.add(key);
     this.#o.inFlight.add(key);
@@ -168,7 +182,7 @@ export class UninstallBatches {
       updater.setStatus(uninstalledStatus(updater.shown, this.#o.clock.now()));
       updater.removeFinalizers();
       await updater.apply(r.signal);
-      if (m.cr.metadata.uid !== undefined) this.#finished.set(m.cr.metadata.uid, r.namespace);
+      this.#remember(m.cr, r.namespace);
       this.#o.forget(m.key);
       log.info({ release }, 'Removing finalizer');
     } catch (err) {

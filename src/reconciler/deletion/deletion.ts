@@ -7,6 +7,7 @@ import type { Outcome } from '../../controller/contract.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { HelmCommandError } from '../../helm/errors.js';
 import { summarize } from '../../helm/history.js';
+import { NotFoundError } from '../../kube/errors.js';
 import type { StoredRelease } from '../../records/types.js';
 import { conditions } from '../../status/condition-catalogue.js';
 import { failureMessage } from '../classify.js';
@@ -103,9 +104,18 @@ export class ReleaseDeletion {
       updater.afterApply(() => this.#o.events.event(cr, 'Warning', 'UninstallFailed', note));
       throw retryAfterFailure({ key, message, cause: err, failures: failed.failures ?? 1, ...this.#backoff() });
     } finally {
-      await updater.apply(signal);
+      // A 404: the CR is gone already (this copy lagged behind its own finished pass); nothing is left to write.
+      const gone = await updater.apply(signal).then(
+        () => false,
+        (err: unknown) => {
+          if (err instanceof NotFoundError) return true;
+          throw err;
+        },
+      );
+      if (gone) log.debug({ release }, 'Custom resource already gone');
     }
     if (waiting) return waiting;
+    this.#batches.finish(cr); // its informer copy may lag: a later pass of that copy has nothing to do
     this.#o.forget(key);
     this.#waitFor.delete(key);
     log.info({ release }, 'Removing finalizer');
