@@ -61,6 +61,7 @@ describe('the warm-up before a controller’s workers start', () => {
     const source = warmUp({
       chart: '/charts/web',
       namespace: 'apps',
+      postRenderArgs: ['--owner-name=warm-up'],
       render: async (p) => {
         calls.push(p);
         return MANIFEST;
@@ -83,6 +84,7 @@ describe('the warm-up before a controller’s workers start', () => {
       release: WARM_UP_RELEASE,
       namespace: 'apps',
       validate: true,
+      postRenderArgs: ['--owner-name=warm-up'], // the post-renderer runs, as for an install
     });
     expect(watcher.ensured).toEqual(['Deployment', 'ConfigMap']); // once each; no hook, nor a kind not served
     expect(text()).toContain('Warmed up');

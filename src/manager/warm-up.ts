@@ -54,6 +54,7 @@ export function warmUp(o: WarmUpOptions): Source {
         release: WARM_UP_RELEASE,
         namespace: o.namespace,
         validate: true,
+        ...(o.postRenderArgs ? { postRenderArgs: o.postRenderArgs } : {}),
         signal,
       });
       const resources = o.watcher ? await kindsOf(o.kube, manifest, signal) : [];
