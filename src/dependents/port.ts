@@ -87,9 +87,13 @@ function report(o: DependentsPortOptions, cr: CustomResource, c: DriftCorrection
   );
 }
 
-async function watchKinds(
+/**
+ * Discovers the kinds of `objects` not yet in `known` (adding them) and starts their informers; a kind the cluster
+ * does not serve is logged and left out. Also the start-up warm-up's (manager/warm-up.ts).
+ */
+export async function watchKinds(
   kube: Pick<KubeClient, 'discover'>,
-  watcher: DependentWatcher,
+  watcher: Pick<DependentWatcher, 'ensure'>,
   known: Map<string, ApiResource>,
   objects: readonly Record<string, unknown>[],
   signal: AbortSignal,

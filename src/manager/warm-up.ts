@@ -7,10 +7,10 @@ import type { Source } from '../controller/controller.js';
 import { untilAborted } from '../core/abortable.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
+import { watchKinds } from '../dependents/port.js';
 import type { DependentWatcher } from '../dependents/watcher.js';
 import { manifestObjects } from '../helm/manifest.js';
 import type { TemplateParams } from '../helm/types.js';
-import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 
 /** The longest a controller's workers wait for its warm-up; the warm-up goes on in the background after it. */
@@ -57,8 +57,11 @@ export function warmUp(o: WarmUpOptions): Source {
         ...(o.postRenderArgs ? { postRenderArgs: o.postRenderArgs } : {}),
         signal,
       });
-      const resources = o.watcher ? await kindsOf(o.kube, manifest, signal) : [];
-      o.watcher?.ensure(resources);
+      // helm template prints hooks too; a release's manifest (what is watched) has none.
+      const objects = manifestObjects(manifest).filter((obj) => !isHook(obj));
+      const known = new Map<string, ApiResource>();
+      if (o.watcher) await watchKinds(o.kube, o.watcher, known, objects, signal, o.logger);
+      const resources = [...known.values()];
       await o.watcher?.waitForSync(resources, o.boundMs ?? WARM_UP_BOUND_MS, signal);
       o.logger.info(
         { chart: o.chart, kinds: resources.length, ms: Math.round(performance.now() - started) },
@@ -87,23 +90,6 @@ export function warmUp(o: WarmUpOptions): Source {
     },
     hasSynced: () => synced,
   };
-}
-
-/** The API resources of the manifest's kinds; a kind the cluster does not serve is left out. */
-async function kindsOf(kube: WarmUpOptions['kube'], manifest: string, signal: AbortSignal): Promise<ApiResource[]> {
-  const seen = new Map<string, ApiResource>();
-  for (const obj of manifestObjects(manifest)) {
-    if (isHook(obj)) continue; // helm template prints hooks too; a release's manifest (what is watched) has none
-    const [apiVersion, kind] = [String(obj.apiVersion ?? ''), String(obj.kind ?? '')];
-    const id = `${apiVersion}/${kind}`;
-    if (!apiVersion || !kind || seen.has(id)) continue;
-    const res = await kube.discover({ ...parseApiVersion(apiVersion), kind }, { signal }).catch((err: unknown) => {
-      if (signal.aborted) throw err;
-      return undefined;
-    });
-    if (res) seen.set(id, res);
-  }
-  return [...seen.values()];
 }
 
 function isHook(obj: Record<string, unknown>): boolean {
