@@ -37,6 +37,7 @@
 //                                --health-probe-bind-address=0 --max-concurrent-reconciles=$BENCH_WORKERS
 //                                --reconcile-period=$BENCH_RECONCILE_PERIOD'
 //   BENCH_COMPARE_DRIFT=5        deleted-Deployment samples per compare run
+//   BENCH_PPROF_DIR=             a folder: kube-apiserver's CPU profile over the first 6 s of the deletes goes there
 //   BENCH_FLOORS=1               0 skips phase 9 (helm and kubectl directly), e.g. for a second BENCH_REPLICAS run
 //   BENCH_IDLE_PERIODS=2         length of the idle window, in reconcile periods
 //   BENCH_RECONCILE_PERIOD=30s   the operator's --reconcile-period (number + ms|s|m|h, e.g. 30s, 1m30s)
@@ -159,7 +160,14 @@ async function main(): Promise<void> {
     const path = `/apis/${GVR.group}/${GVR.version}/namespaces/${NS}/${GVR.plural}`;
     const bulkCrs = await watchCRs({ kc, path, phase: 'bulk', signal });
     const names = Array.from({ length: CRS }, (_, i) => `bulk-${String(i + 1).padStart(3, '0')}`);
-    const b: BenchContext = { o, kc, custom, apiserver, dir, bulkCrs, names };
+    const scrape = () => kubectl('get', '--raw', '/metrics');
+    const profileApiserver = async (seconds: number, file: string) => {
+      const url = `/debug/pprof/profile?seconds=${seconds}`;
+      await run('bash', ['-c', 'exec "$0" get --raw "$1" >"$2"', join(bin, 'kubectl'), url, file], {
+        KUBECONFIG: kubeconfig,
+      });
+    };
+    const b: BenchContext = { o, kc, custom, apiserver, dir, bulkCrs, names, scrape, profileApiserver };
     const seq = await sequentialCreates(kc, custom, path); // 1
     const created = await bulkCreates(b, workers); // 2
     const idled = await idleWindow(b); // 3, 4

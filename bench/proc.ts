@@ -1,7 +1,8 @@
 // Process figures from /proc for the benchmarks: CPU seconds (own and waited-for children) and memory of a PID.
 // Called by the phases in bench/phases/ and bench/operator-bench.ts. Reads only; never signals or starts a process.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -24,6 +25,17 @@ export function apiserverPid(testenvDir: string): number {
   const pid = Number(readFileSync(`${testenvDir}/kube-apiserver.pid`, 'utf8').trim());
   if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no kube-apiserver PID in ${testenvDir}`);
   return pid;
+}
+
+/** The PIDs of the plane's other processes (etcd, kube-controller-manager…) from the testenv folder's *.pid. */
+export function planePids(testenvDir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of readdirSync(testenvDir))
+    if (f.endsWith('.pid') && f !== 'kube-apiserver.pid' && f !== 'watchdog.pid') {
+      const pid = Number(readFileSync(join(testenvDir, f), 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && existsSync(`/proc/${pid}/stat`)) out[f.slice(0, -4)] = pid;
+    }
+  return out;
 }
 
 /** Measures a window: CPU of the given PIDs (own, children) and wall time, from now until `end()`. */

@@ -1,14 +1,23 @@
 // Phase 8 of the bench: every bulk CR deleted at once; the time until all are gone, and the CPU meanwhile.
 // Called by operator-bench.ts.
 
-import { opPids } from '../fleet.ts';
-import { actAndWait, CRS, GVR, log, NS } from '../kit.ts';
-import { cpuWindow } from '../proc.ts';
+import { join } from 'node:path';
+import { requestWindow } from '../api-requests.ts';
+import { opCpu, opPids } from '../fleet.ts';
+import { actAndWait, CRS, env, GVR, log, NS } from '../kit.ts';
+import { cpuWindow, planePids } from '../proc.ts';
 import type { BenchContext } from './context.ts';
 
 export async function bulkDelete(b: BenchContext) {
   log(`phase 8: ${CRS} CRs deleted at once`);
-  const window = cpuWindow({ ...opPids(b.o), apiserver: b.apiserver });
+  const requests = await requestWindow(b.scrape);
+  // BENCH_PPROF_DIR: kube-apiserver's CPU profile over the first seconds of the deletes (`go tool pprof -top`).
+  const profiled = env.BENCH_PPROF_DIR
+    ? b
+        .profileApiserver(6, join(env.BENCH_PPROF_DIR, 'apiserver-delete.pprof'))
+        .catch((e: unknown) => log(`pprof: ${e}`))
+    : undefined;
+  const window = cpuWindow({ ...opPids(b.o), apiserver: b.apiserver, ...planePids(b.dir) });
   const remove = await actAndWait(
     b.bulkCrs,
     `${CRS} CRs to be gone`,
@@ -16,5 +25,16 @@ export async function bulkDelete(b: BenchContext) {
     (name) => b.custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name }),
     (_name, c) => c === undefined,
   );
-  return { ...remove, cpu: window.end().cpu };
+  const cpu = window.end().cpu;
+  await profiled;
+  const api = await requests.end();
+  const { own, children } = opCpu(cpu);
+  const plane = Object.entries(cpu)
+    .filter(([k]) => !/^op\d+$/.test(k))
+    .map(([k, v]) => `${k} ${v.own.toFixed(2)} s`);
+  log(`delete all: CPU operator ${own.toFixed(2)} s, helm ${children.toFixed(2)} s, ${plane.join(', ')}`);
+  log(
+    `delete all: ${api.requests} API requests, ${api.watchEvents} watch events: ${api.lines.slice(0, 16).join(', ')}`,
+  );
+  return { ...remove, cpu, api };
 }

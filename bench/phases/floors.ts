@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { requestWindow } from '../api-requests.ts';
 import { cpuWindow } from '../proc.ts';
 
 export interface FloorOptions {
@@ -140,7 +141,12 @@ export async function measureFloors(o: FloorOptions): Promise<Floors> {
     const helmUpgrade = await loop(o.bulk, o.concurrency, o.apiserverPid, (n) =>
       helm(['upgrade', n, o.chart, ...ns, ...validation, ...set]),
     );
+    const requests = await requestWindow(() => kubectl(['get', '--raw', '/metrics']));
     const helmUninstall = await loop(o.bulk, o.concurrency, o.apiserverPid, (n) => helm(['uninstall', n, ...ns]));
+    const api = await requests.end();
+    o.log(
+      `floor, helm uninstall: ${api.requests} API requests, ${api.watchEvents} watch events: ${api.lines.slice(0, 16).join(', ')}`,
+    );
 
     // Rendered once (not measured), then named per release: the chart names objects and labels after the release.
     const rendered = await helm(['template', PLACEHOLDER, o.chart, ...ns]);

@@ -19,7 +19,7 @@ import {
 } from './argv.js';
 import { createHelmHomes, type HelmRateLimit, userHelmEnv } from './env.js';
 import { HelmCommandError, type HelmCommandFailure, HelmNotFoundError } from './errors.js';
-import { parseHelmVersion, tail, uninstallProgress } from './output.js';
+import { parseHelmVersion, tail, uninstalledLines, uninstallProgress } from './output.js';
 import { ProcessFailure, runProcess } from './process.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 import { DEFAULT_HELM_TIMEOUT_MS, HELM_TIMEOUT_MARGIN_MS } from './timeout.js';
@@ -95,6 +95,8 @@ interface RunContext extends HelmCallOptions {
   readonly secrets: readonly string[];
   /** Strings hidden in the argv shown in errors and to onSpawn (passwords in repository URLs). */
   readonly argSecrets?: readonly string[];
+  /** Each line of stdout as helm prints it (a batch uninstall's progress). */
+  readonly onStdoutLine?: ((line: string) => void) | undefined;
   /** A batch uninstall: what the failure says it did, read from stdout (which is otherwise never kept). */
   readonly progress?: (stdout: string) => Pick<HelmCommandFailure, 'release' | 'uninstalled'>;
 }
@@ -139,6 +141,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
         signal: ctx.signal,
         killGraceMs,
         timeoutMs: ctx.helmTimeoutMs === undefined ? timeoutMs : Math.ceil(ctx.helmTimeoutMs) + marginMs,
+        onStdoutLine: ctx.onStdoutLine,
       });
     } catch (err) {
       if (!(err instanceof ProcessFailure)) throw err;
@@ -238,6 +241,7 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
       await run('uninstall', uninstallArgs(p), {
         ...ctx,
         helmTimeoutMs: each * releases.length,
+        ...(p.onUninstalled ? { onStdoutLine: uninstalledLines(releases, p.onUninstalled) } : {}),
         progress: (stdout) => {
           const { uninstalled, stoppedAt } = uninstallProgress(stdout, releases);
           return { release: stoppedAt ?? p.release, uninstalled };

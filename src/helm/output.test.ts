@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { HelmOutputError, HelmVersionError } from './errors.js';
-import { checkHelmVersion, parseHelmVersion, parseRelease, tail, uninstallProgress } from './output.js';
+import {
+  checkHelmVersion,
+  parseHelmVersion,
+  parseRelease,
+  tail,
+  uninstalledLines,
+  uninstallProgress,
+} from './output.js';
 
 const ref = { release: 'web', namespace: 'apps' };
 
@@ -109,5 +116,16 @@ describe('uninstallProgress', () => {
   it('never counts a release after one helm did not report, nor a line that only mentions it', () => {
     const out = 'release "api" uninstalled\nsome release "web" uninstalled later\n';
     expect(uninstallProgress(out, ['web', 'api'])).toEqual({ uninstalled: [], stoppedAt: 'web' });
+  });
+});
+
+describe('uninstalledLines', () => {
+  it('reports each release of the batch once, as helm prints it gone, and nothing else', () => {
+    const gone: string[] = [];
+    const line = uninstalledLines(['web', 'api'], (r) => gone.push(r));
+    for (const l of ['release "api" uninstalled', 'release "api" uninstalled', 'release "x" uninstalled', 'web', ''])
+      line(l);
+    line('release "web" uninstalled');
+    expect(gone).toEqual(['api', 'web']);
   });
 });

@@ -37,6 +37,22 @@ export function tail(text: string, maxChars: number): string {
   return trimmed.length <= maxChars ? trimmed : `…${trimmed.slice(trimmed.length - maxChars + 1)}`;
 }
 
+/** The line helm prints after each release of `helm uninstall a b c` is gone. */
+const UNINSTALLED_LINE = /^release "([^"\n]+)" uninstalled$/;
+
+/** A stdout line listener that calls `onUninstalled` once for each of `releases` helm reports uninstalled. */
+export function uninstalledLines(
+  releases: readonly string[],
+  onUninstalled: (release: string) => void,
+): (line: string) => void {
+  const waiting = new Set(releases);
+  return (line) => {
+    const name = UNINSTALLED_LINE.exec(line)?.[1];
+    if (name === undefined || !waiting.delete(name)) return;
+    onUninstalled(name);
+  };
+}
+
 /**
  * What a batch `helm uninstall a b c` did before it stopped at `releases[i]`: helm prints `release "a" uninstalled`
  * after each one, in order, and stops at the first failure. Names helm did not report are not counted.
@@ -46,7 +62,10 @@ export function uninstallProgress(
   releases: readonly string[],
 ): { readonly uninstalled: string[]; readonly stoppedAt: string | undefined } {
   const reported = new Set<string>();
-  for (const m of stdout.matchAll(/^release "([^"\n]+)" uninstalled$/gm)) reported.add(m[1] ?? '');
+  for (const line of stdout.split('\n')) {
+    const name = UNINSTALLED_LINE.exec(line.replace(/\r$/, ''))?.[1];
+    if (name !== undefined) reported.add(name);
+  }
   const uninstalled: string[] = [];
   for (const r of releases) {
     if (!reported.has(r)) return { uninstalled, stoppedAt: r };

@@ -1,3 +1,6 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProcessFailure, runProcess, stopRunningProcesses } from './process.js';
 
@@ -22,6 +25,20 @@ describe('runProcess', { timeout: 20_000 }, () => {
   it('returns stdout and stderr without their final newline, with exactly the environment it is given', async () => {
     const out = await runProcess('/bin/sh', ['-c', 'echo "$PATH|$HOME|"; echo warn >&2'], options());
     expect(out).toEqual({ stdout: '/usr/bin:/bin||', stderr: 'warn' });
+  });
+
+  it('hands each whole stdout line to onStdoutLine as it arrives, a line split over writes once it is whole', async () => {
+    const seen: string[] = [];
+    // The second line arrives in two writes; the process then waits until the test has seen the first two lines.
+    const script =
+      'printf "one\\ntw"; sleep 0.1; printf "o\\r\\n"; while [ ! -e "$1" ]; do sleep 0.02; done; printf "three"';
+    const flag = join(tmpdir(), `process-test-${process.pid}-${Date.now()}`);
+    const run = runProcess('/bin/sh', ['-c', script, 'sh', flag], options({ onStdoutLine: (l) => seen.push(l) }));
+    await expect.poll(() => seen).toEqual(['one', 'two']);
+    await writeFile(flag, '');
+    expect(await run).toEqual({ stdout: 'one\ntwo\r\nthree', stderr: '' });
+    expect(seen).toEqual(['one', 'two']); // a last line without a newline is not whole
+    await rm(flag, { force: true });
   });
 
   it('fails with the exit code and the output when the process exits non-zero', async () => {

@@ -12,6 +12,8 @@ export interface RunProcessOptions {
   /** The child is stopped the same way after this long. */
   readonly timeoutMs: number;
   readonly killGraceMs: number;
+  /** Each whole line of stdout as it arrives (without its newline), before the call settles; must not throw. */
+  readonly onStdoutLine?: ((line: string) => void) | undefined;
 }
 
 /** How a child process failed: it could not start, exited non-zero, or was stopped. Its output is attached. */
@@ -61,7 +63,11 @@ export function runProcess(
     running.add(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    const lines = o.onStdoutLine && lineSplitter(o.onStdoutLine);
+    child.stdout?.on('data', (c: Buffer) => {
+      out.push(c);
+      lines?.(c);
+    });
     child.stderr?.on('data', (c: Buffer) => err.push(c));
     let stopped: 'canceled' | 'timedOut' | undefined;
     let forceKilled = false;
@@ -106,6 +112,19 @@ export function runProcess(
       reject(new ProcessFailure(describe(file, args, f, o.timeoutMs), f, spawnError ? { cause: spawnError } : {}));
     });
   });
+}
+
+/** Feeds whole lines of a byte stream to `onLine` (a line split over chunks, or a multi-byte character, waits). */
+function lineSplitter(onLine: (line: string) => void): (chunk: Buffer) => void {
+  let partial = Buffer.alloc(0);
+  return (chunk) => {
+    let rest = partial.length > 0 ? Buffer.concat([partial, chunk]) : chunk;
+    for (let nl = rest.indexOf(0x0a); nl >= 0; nl = rest.indexOf(0x0a)) {
+      onLine(rest.subarray(0, nl).toString('utf8').replace(/\r$/, ''));
+      rest = rest.subarray(nl + 1);
+    }
+    partial = Buffer.from(rest);
+  };
 }
 
 function text(chunks: Buffer[]): string {

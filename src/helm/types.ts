@@ -138,6 +138,11 @@ export interface UninstallParams extends ReleaseParams {
    * `failure.uninstalled` those gone before it; the rest were not touched. `--timeout` applies to each. @default none
    */
   readonly also?: readonly string[];
+  /**
+   * With `also`: called as helm reports each release uninstalled (`release "x" uninstalled`), `release` included,
+   * while the process still works on the others; each name at most once. @default none
+   */
+  readonly onUninstalled?: (release: string) => void;
 }
 
 export interface RollbackParams extends ReleaseParams {

@@ -37,7 +37,7 @@ export interface OperatorOptions {
   readonly namespaces: readonly string[];
   readonly reconcilePeriodMs: number;
   readonly maxConcurrentReconciles: number;
-  /** Releases one `helm uninstall` takes at most (--max-uninstall-batch; 1: one each). @default 20 */
+  /** Releases one `helm uninstall` takes at most (--max-uninstall-batch; 1: one each). @default 50 */
   readonly uninstallBatch?: number;
   readonly kube: KubeClient;
   /** The real helm adapter; the operator puts the process-wide middlewares around it (process-helm.ts). */
@@ -115,6 +115,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     // The CR informers, by namespace ('' = all namespaces, or a cluster-scoped kind): reconciles read from them.
     const informers = new InformerSet<Informer>(resource.namespaced);
     const gate = o.shards && shardGate({ shards: o.shards, cached: informers.getKey.bind(informers) });
+    const workers = watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles;
     const limits = o.chartRollout ?? { maxConcurrent: 2, maxFailures: 0 };
     const rollout =
       limits.maxConcurrent > 0
@@ -143,6 +144,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
           .filter((cr) => cr.metadata.deletionTimestamp && (!gate || gate.admit(keyOf(cr))))
           .map((cr) => cr as unknown as CustomResource),
       uninstallBatch: o.uninstallBatch,
+      uninstallLanes: workers,
       postRender: o.postRender ?? false,
       clock: o.clock,
       logger,
@@ -153,7 +155,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
         ? (key, s, log) => gate.run(key, s, (held) => reconciler.reconcile(key, held, log), {})
         : reconciler.reconcile.bind(reconciler),
       ...(gate ? { admit: gate.admit } : {}),
-      concurrency: watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles,
+      concurrency: workers,
       clock: o.clock,
       logger: o.logger,
       ...(o.metrics ? { metrics: o.metrics.controller(name) } : {}),

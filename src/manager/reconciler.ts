@@ -49,8 +49,10 @@ export interface WatchReconcilerOptions {
   readonly metrics?: OperatorMetrics | undefined;
   /** The CRs of a namespace being deleted that this replica reconciles: batch uninstalls. @default one each */
   readonly deletingCrs?: ((namespace: string) => readonly CustomResource[]) | undefined;
-  /** Releases one `helm uninstall` takes at most. @default 20 */
+  /** Releases one `helm uninstall` takes at most. @default 50 */
   readonly uninstallBatch?: number | undefined;
+  /** The controller's workers, over which batches share the releases being deleted. @default 1 */
+  readonly uninstallLanes?: number | undefined;
   /** The watch's chart rollout gate (operator.ts builds it, and wakes held CRs through the controller). */
   readonly chartRollout?: ChartRolloutGate | undefined;
   /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
@@ -97,6 +99,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     ...(o.chartRollout ? { chartRollout: o.chartRollout } : {}),
     ...(o.deletingCrs ? { deletingCrs: o.deletingCrs } : {}),
     ...(o.uninstallBatch === undefined ? {} : { uninstallBatch: o.uninstallBatch }),
+    ...(o.uninstallLanes === undefined ? {} : { uninstallLanes: o.uninstallLanes }),
     clock: o.clock,
     logger,
   });

@@ -66,8 +66,13 @@ export interface HelmReconcilerOptions {
    * a deletion pass's helm process may uninstall their releases too (deletion/batch.ts). @default none: one each
    */
   readonly deletingCrs?: (namespace: string) => readonly CustomResource[];
-  /** Releases one `helm uninstall` process takes at most (1: one each). @default 20 (DEFAULT_UNINSTALL_BATCH) */
+  /** Releases one `helm uninstall` process takes at most (1: one each). @default 50 (DEFAULT_UNINSTALL_BATCH) */
   readonly uninstallBatch?: number;
+  /**
+   * The controller's workers: a batch takes its worker's share of the releases being deleted (deletion/batch.ts), so
+   * that each worker's helm gets about as many and none is left with the tail alone. @default 1
+   */
+  readonly uninstallLanes?: number;
   /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
   readonly chartRollout?: ChartRolloutGate | undefined;
   readonly clock: Clock;

@@ -5,6 +5,7 @@ import { parseDuration } from '../../config/duration.js';
 import { ConfigError } from '../../core/errors.js';
 import type { KubeRateLimit } from '../../kube/client.js';
 import type { LogLevel } from '../../observability/logger.js';
+import { DEFAULT_UNINSTALL_BATCH } from '../../reconciler/deletion/batch.js';
 import { STATUS_MANIFEST_MODES } from '../../reconciler/status/status-manifest.js';
 import type { StatusManifestMode } from '../../reconciler/types.js';
 import { kubeApiRateLimit } from './kube-api.js';
@@ -129,7 +130,7 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
   if (!/^[1-9]\d*$/.test(maxConc)) {
     throw new ConfigError(`--max-concurrent-reconciles: ${JSON.stringify(maxConc)} must be a positive integer`);
   }
-  const maxBatch = str('max-uninstall-batch', '20');
+  const maxBatch = str('max-uninstall-batch', String(DEFAULT_UNINSTALL_BATCH));
   if (!/^[1-9]\d{0,2}$/.test(maxBatch)) {
     throw new ConfigError(`--max-uninstall-batch: ${JSON.stringify(maxBatch)} must be a whole number from 1 to 999`);
   }
@@ -223,7 +224,7 @@ Flags (operator-sdk helm-operator names and defaults):
   --reconcile-period duration        default requeue period per CR, 0 disables (default 1m0s)
   --max-concurrent-reconciles int    reconciles in parallel per watched kind (default: number of CPUs)
   --max-uninstall-batch int          releases one helm uninstall takes when several CRs of a namespace are being
-                                     deleted; 1 uninstalls each in its own helm process (default 20)
+                                     deleted; 1 uninstalls each in its own helm process (default 50)
   --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
   --helm-openapi-validation          keep helm's client-side OpenAPI validation on install and upgrade (default
                                      false: --disable-openapi-validation; the API server validates, and its

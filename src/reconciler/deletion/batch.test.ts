@@ -8,6 +8,7 @@ import type { StoredRelease } from '../../records/types.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { HelmReconciler } from '../reconciler.js';
 import type { CustomResource, HelmAppStatus } from '../types.js';
+import { batchShare } from './batch.js';
 
 const UNINSTALL_WAIT = 'helm.sdk.operatorframework.io/uninstall-wait';
 const NO_HOOKS = 'helm.sdk.operatorframework.io/uninstall-disable-hooks';
@@ -216,10 +217,79 @@ describe('a deletion pass with other CRs of its namespace being deleted', () => 
     expect(v.uninstalls()).toEqual([]);
   });
 
+  it('finishes each member as helm reports its release gone, while helm still works on the others', async () => {
+    const w = world([deleting('web'), deleting('api'), deleting('db')]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    w.helm.once('uninstall', (p: UninstallParams) => {
+      p.onUninstalled?.('web');
+      p.onUninstalled?.('api');
+      p.onUninstalled?.('api'); // once each
+      p.onUninstalled?.('stranger'); // not in this batch: ignored
+      return held;
+    });
+    const leader = w.reconcile('web');
+    // helm has not ended: api is finished already, db (not reported yet) and the pass's own CR wait.
+    await expect.poll(() => w.shelf.get('apps', 'api')).toBeUndefined();
+    expect(w.shelf.get('apps', 'db')?.metadata.finalizers).toEqual([FINALIZER]);
+    expect(w.shelf.get('apps', 'web')?.metadata.finalizers).toEqual([FINALIZER]);
+    expect(w.events).toEqual(['api Normal UninstallSucceeded']);
+
+    release(); // helm ends well: db is gone too
+    expect(await leader).toEqual({});
+    await expect.poll(() => w.shelf.get('apps', 'db')).toBeUndefined();
+    expect(w.shelf.get('apps', 'web')).toBeUndefined();
+    expect(w.events.sort()).toEqual([
+      'api Normal UninstallSucceeded',
+      'db Normal UninstallSucceeded',
+      'web Normal UninstallSucceeded',
+    ]);
+  });
+
+  it('shares the CRs being deleted over the workers, counting what running batches have not uninstalled yet', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const w = world(
+      names.map((n) => deleting(n)),
+      { uninstallLanes: 2, uninstallBatch: 50 },
+    );
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    w.helm.once('uninstall', (p: UninstallParams) => {
+      for (const name of ['a', 'b']) p.onUninstalled?.(name);
+      return held;
+    });
+    w.helm.on('uninstall', () => undefined);
+    // 8 waiting, none running, 2 workers: the first pass takes half.
+    const first = w.reconcile('a');
+    await expect.poll(() => w.uninstalls()).toEqual(['a b c d']);
+    // a and b are gone, c and d still run: (4 waiting + 2 running) / 2 = 3 for the next worker.
+    await w.reconcile('e');
+    expect(w.uninstalls()).toEqual(['a b c d', 'e f g']);
+    release();
+    await first;
+    await w.reconcile('h');
+    expect(w.uninstalls()).toEqual(['a b c d', 'e f g', 'h']);
+  });
+
   it('without the deleting CRs port, uninstalls its own release only', async () => {
     const w = world([deleting('web'), deleting('api')], { port: false });
     w.helm.on('uninstall', (p: UninstallParams) => expect(p.also).toBeUndefined());
     await w.reconcile('web');
     expect(w.uninstalls()).toEqual(['web']);
+  });
+});
+
+describe('batchShare', () => {
+  it('gives each worker an equal share of what is waiting and what running batches still hold, at least 1', () => {
+    expect(batchShare(1, 0, 2)).toBe(1);
+    expect(batchShare(98, 0, 2)).toBe(49);
+    expect(batchShare(49, 49, 2)).toBe(49);
+    expect(batchShare(34, 6, 2)).toBe(20);
+    expect(batchShare(10, 0, 0)).toBe(10);
+    expect(batchShare(3, 40, 2)).toBe(22); // the caller bounds it by what waits
   });
 });

@@ -14,7 +14,7 @@ import { StatusUpdater } from '../status/updater.js';
 import type { CustomResource } from '../types.js';
 
 /** Releases one helm process uninstalls at most, the pass's own included. */
-export const DEFAULT_UNINSTALL_BATCH = 20;
+export const DEFAULT_UNINSTALL_BATCH = 50;
 /** Finished uids remembered at most (see UninstallBatches.#finished). */
 const MAX_FINISHED = 4_096;
 /** When a CR's own pass comes while a batch holds it: look again this much later (the CR is gone by then). */
@@ -23,7 +23,16 @@ export const CLAIMED_REQUEUE_MS = 1_000;
 export interface UninstallBatchOptions
   extends Pick<
     HelmReconcilerOptions,
-    'chartName' | 'watch' | 'crs' | 'releases' | 'events' | 'inFlight' | 'clock' | 'deletingCrs' | 'uninstallBatch'
+    | 'chartName'
+    | 'watch'
+    | 'crs'
+    | 'releases'
+    | 'events'
+    | 'inFlight'
+    | 'clock'
+    | 'deletingCrs'
+    | 'uninstallBatch'
+    | 'uninstallLanes'
   > {
   /** Drops what the reconciler remembers of a CR once its finalizer is gone. */
   readonly forget: (key: string) => void;
@@ -51,6 +60,8 @@ export class UninstallBatches {
    * for it alone, so that it reports its own error and stops no other batch; no batch picks it. Dropped with #finished.
    */
   readonly #alone = new Map<string, string>();
+  /** Releases of the batches now running that helm has not reported gone yet: work the other workers still have. */
+  #running = 0;
 
   constructor(options: UninstallBatchOptions) {
     this.#o = options;
@@ -78,8 +89,8 @@ export class UninstallBatches {
    * (its own pass retries it on its backoff), none held or in flight.
    */
   async pick(r: RunStart): Promise<BatchMember[]> {
-    const limit = (this.#o.uninstallBatch ?? DEFAULT_UNINSTALL_BATCH) - 1;
-    if (limit < 1 || !this.#o.deletingCrs) return [];
+    const cap = this.#o.uninstallBatch ?? DEFAULT_UNINSTALL_BATCH;
+    if (cap < 2 || !this.#o.deletingCrs) return [];
     if (this.#alone.has(r.cr.metadata.uid ?? '')) return [];
     const mine = r.annotations.options;
     const listed = this.#o.deletingCrs(r.namespace);
@@ -101,6 +112,7 @@ export class UninstallBatches {
         );
       })
       .sort(byDeletion);
+    const limit = Math.min(cap, batchShare(candidates.length + 1, this.#running, this.#o.uninstallLanes ?? 1)) - 1;
     const members: BatchMember[] = [];
     for (const cr of candidates) {
       if (members.length >= limit) break;
@@ -112,32 +124,51 @@ export class UninstallBatches {
   }
 
   /**
-   * Runs `uninstall` (one helm process for `r` and `members`) with the members held, then finishes those it reports
-   * gone: all of them when it resolves, those listed on its error otherwise (none after an abort). They finish while
-   * the pass goes on (its worker takes the next CR), each held until finished so that no pass of its own runs helm
-   * in between; the others are let go at once.
+   * Runs `uninstall` (one helm process for `r` and `members`) with the members held, and finishes each member as helm
+   * reports its release gone (`onGone`, while helm goes on with the others); when helm ends, those it reported gone
+   * and not yet finished: all of them when it resolves, those listed on its error otherwise (none after an abort).
+   * They finish while the pass goes on (its worker takes the next CR), each held until finished so that no pass of
+   * its own runs helm in between; the others are let go at once.
    */
   async together(
     r: RunStart,
     members: readonly BatchMember[],
-    uninstall: () => Promise<void>,
+    uninstall: (onGone: (release: string) => void) => Promise<void>,
     gone: (err: unknown) => readonly string[],
   ): Promise<void> {
     for (const m of members) this.#hold(m.key);
+    const byName = new Map(members.map((m) => [m.cr.metadata.name, m]));
+    const reported = new Set<string>();
+    const finishing = new Set<string>();
+    const finish = (m: BatchMember) => {
+      finishing.add(m.cr.metadata.name);
+      void this.#finish(r, m).finally(() => this.#release(m.key));
+    };
+    this.#running += members.length + 1;
+    const onGone = (release: string) => {
+      if (reported.has(release) || !(byName.has(release) || release === r.name)) return;
+      reported.add(release);
+      this.#running--;
+      const m = byName.get(release);
+      if (m && !r.signal.aborted) finish(m);
+    };
     let done: readonly string[] = members.map((m) => m.cr.metadata.name);
     let failure: unknown;
     try {
-      await uninstall();
+      await uninstall(onGone);
     } catch (err) {
       failure = err;
       done = r.signal.aborted ? [] : gone(err);
       // helm went past the pass's own release and stopped at the first member it did not report gone.
       const stopped = done.includes(r.name) ? members.find((m) => !done.includes(m.cr.metadata.name)) : undefined;
       if (stopped?.cr.metadata.uid !== undefined) this.#alone.set(stopped.cr.metadata.uid, r.namespace);
+    } finally {
+      this.#running -= members.length + 1 - reported.size;
     }
     if (members.length > 0) r.log.info({ release: r.name, batch: members.length + 1 }, 'Uninstalled together');
     for (const m of members) {
-      if (done.includes(m.cr.metadata.name)) void this.#finish(r, m).finally(() => this.#release(m.key));
+      if (finishing.has(m.cr.metadata.name)) continue;
+      if (done.includes(m.cr.metadata.name)) finish(m);
       else this.#release(m.key);
     }
     if (failure !== undefined) throw failure;
@@ -189,6 +220,15 @@ export class UninstallBatches {
       log.warn({ release, err: errFields(err) }, 'Could not finish a CR uninstalled together; its own pass will');
     }
   }
+}
+
+/**
+ * How many releases a pass's helm takes, its own included: an equal share, over the workers, of those waiting (`waiting`,
+ * the pass's own included) and those other batches already run (`running`). Without it the first passes fill their
+ * batches and the last worker's helm takes the tail alone while the others idle. Never below 1.
+ */
+export function batchShare(waiting: number, running: number, lanes: number): number {
+  return Math.max(1, Math.ceil((waiting + running) / Math.max(1, lanes)));
 }
 
 /** The CR's last uninstall failed (ReleaseFailed, UninstallError): helm would likely stop a batch at it again. */

@@ -45,6 +45,7 @@ export interface ReleaseDeletionOptions
     | 'watch'
     | 'deletingCrs'
     | 'uninstallBatch'
+    | 'uninstallLanes'
   > {
   /** What each CR's release put outside its namespace, remembered by the reconciler while it was deployed. */
   readonly outside: OutsideObjectMemo;
@@ -183,7 +184,14 @@ export class ReleaseDeletion {
         this.#batches.together(
           r,
           members,
-          () => helm.uninstall({ release, namespace, disableHooks, signal, ...(also.length ? { also } : {}) }),
+          (onUninstalled) =>
+            helm.uninstall({
+              release,
+              namespace,
+              disableHooks,
+              signal,
+              ...(also.length ? { also, onUninstalled } : {}),
+            }),
           gone,
         ),
       );

@@ -57,7 +57,7 @@ describe.skipIf(skipReason !== undefined).each(helms)(title, (_, helm) => {
   };
 
   it('uninstalls the CRs deleted meanwhile in one helm process; one failing hook is retried alone and reported on its CR only', async () => {
-    const batch = ['batch-a', 'batch-b', 'batch-c', 'batch-d'];
+    const batch = ['batch-a', 'batch-aa', 'batch-b', 'batch-c', 'batch-d'];
     // The slow CR's delete hooks take 3 s each (a margin for a loaded machine): while its uninstall holds the only worker, the others are deleted.
     // (Install hooks off: only the delete hooks matter here.)
     await f.create('slow', { hookDelayMs: 3000 }, { [NO_INSTALL_HOOKS]: 'true' });
@@ -69,14 +69,20 @@ describe.skipIf(skipReason !== undefined).each(helms)(title, (_, helm) => {
     await expect.poll(() => f.op.helmCalls().includes('uninstall'), POLL).toBe(true);
     for (const name of batch) await crs.delete(name);
 
-    // One process for the four, in deletion order; helm stopped at batch-b's failing pre-delete hook.
+    // One process for the five, in deletion order; helm stopped at batch-b's failing pre-delete hook.
     await expect.poll(() => f.op.helmCalls(), POLL).toContain(`uninstall ${batch.join(' ')}`);
-    for (const name of ['slow', 'batch-a', 'batch-c', 'batch-d']) {
+    for (const name of ['slow', 'batch-a', 'batch-aa', 'batch-c', 'batch-d']) {
       await expect.poll(() => isGone(() => crs.get(name)), POLL).toBe(true);
       expect(await releaseRevisions(kube, ns, name)).toEqual([]);
       // Its own event, exactly once, and no failure of another release in its name.
       expect((await reasons(name)).filter((r) => r?.startsWith('Uninstall'))).toEqual(['UninstallSucceeded']);
     }
+    // batch-aa was finished as soon as helm printed it gone, while helm still ran batch-b's hook, not when helm ended.
+    const out = f.op.output();
+    const finished = out.search(/"batchOf":"batch-a","release":"batch-aa","msg":"Removing finalizer"/);
+    const ended = out.search(/"release":"batch-a","batch":5,"msg":"Uninstalled together"/);
+    expect(finished).toBeGreaterThan(0);
+    expect(ended).toBeGreaterThan(finished);
     // batch-b: its own pass ran helm for it alone and reports its own hook failure; it stays until fixed.
     await expect
       .poll(async () => (await crs.condition('batch-b', 'ReleaseFailed'))?.reason, POLL)
