@@ -178,7 +178,7 @@ async function main(): Promise<void> {
         : undefined; // 5
     const upgrade = UPGRADE ? await bulkUpgrade(b) : { latencies: [], allMs: Number.NaN, cpu: {} }; // 7
     const remove = await bulkDelete(b); // 8
-    const rows = operatorRows({ seq, created, idled, drift, helmTotal: o.helmCalls(), errors: o.stats.errors }); // 6
+    const rows = operatorRows({ seq, created, idled, drift, remove, helmTotal: o.helmCalls(), errors: o.stats.errors }); // 6
 
     log(`stopping the operator${FLOORS ? '; phase 9: the floors (helm and kubectl directly)' : ''}`);
     await o.stop();

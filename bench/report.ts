@@ -23,6 +23,7 @@ import {
 } from './kit.ts';
 import { imageEnv, imageNodeOptions, type Operator } from './operator-process.ts';
 import type { bulkCreates } from './phases/bulk.ts';
+import type { bulkDelete } from './phases/delete.ts';
 import type { measureDrift } from './phases/drift.ts';
 import type { idleWindow } from './phases/idle.ts';
 
@@ -31,8 +32,29 @@ export interface Figures {
   readonly created: Awaited<ReturnType<typeof bulkCreates>>;
   readonly idled: Awaited<ReturnType<typeof idleWindow>>;
   readonly drift: Awaited<ReturnType<typeof measureDrift>> | undefined;
+  readonly remove: Awaited<ReturnType<typeof bulkDelete>>;
   readonly helmTotal: string[];
   readonly errors: Operator['stats']['errors'];
+}
+
+/**
+ * The delete phase's CPU by process (the operators, their helm children, the plane's processes) and their sum over
+ * the machine's cores: the least wall time those processes could have taken at full use of every core.
+ */
+function deleteCpu(cpu: Readonly<Record<string, { own: number; children: number }>>): string {
+  let operator = 0;
+  let helm = 0;
+  const plane: string[] = [];
+  let total = 0;
+  for (const [k, v] of Object.entries(cpu)) {
+    total += v.own + (/^op\d+$/.test(k) ? v.children : 0);
+    if (/^op\d+$/.test(k)) {
+      operator += v.own;
+      helm += v.children;
+    } else plane.push(`${k} ${sec(v.own)}`);
+  }
+  const cores = availableParallelism();
+  return `operator ${sec(operator)}, helm ${sec(helm)}, ${plane.join(', ')}; sum ÷ ${cores} cores: ${sec(total / cores)}`;
 }
 
 /** The first sequential create against the median of the others, and their ratio (the cold-start penalty). */
@@ -99,6 +121,11 @@ export function operatorRows(f: Figures): [string, string][] {
         : '-',
     ],
     ['helm processes during the drift phase', drift ? String(drift.helm) : '-'],
+    [`delete all ${CRS}: CPU by process (sum ÷ cores: the least wall time at full use)`, deleteCpu(f.remove.cpu)],
+    [
+      `delete all ${CRS}: API requests (watches not counted) / watch events sent`,
+      `${f.remove.api.requests} / ${f.remove.api.watchEvents}`,
+    ],
     ['helm processes, whole run, by subcommand', `${helmTotal.length} (${tally(helmTotal)})`],
     ['operator error log lines, whole run', `${errors.length}${errors[0] ? ` (first: ${errors[0]})` : ''}`],
   );

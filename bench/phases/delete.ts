@@ -1,9 +1,10 @@
-// Phase 8 of the bench: every bulk CR deleted at once; the time until all are gone, and the CPU meanwhile.
+// Phase 8 of the bench: every bulk CR deleted at once; the time until all are gone, and meanwhile the CPU of the
+// operator, its helm and the plane's processes, and the API server's requests and watch events.
 // Called by operator-bench.ts.
 
 import { join } from 'node:path';
 import { requestWindow } from '../api-requests.ts';
-import { opCpu, opPids } from '../fleet.ts';
+import { opPids } from '../fleet.ts';
 import { actAndWait, CRS, env, GVR, log, NS } from '../kit.ts';
 import { cpuWindow, planePids } from '../proc.ts';
 import type { BenchContext } from './context.ts';
@@ -28,13 +29,6 @@ export async function bulkDelete(b: BenchContext) {
   const cpu = window.end().cpu;
   await profiled;
   const api = await requests.end();
-  const { own, children } = opCpu(cpu);
-  const plane = Object.entries(cpu)
-    .filter(([k]) => !/^op\d+$/.test(k))
-    .map(([k, v]) => `${k} ${v.own.toFixed(2)} s`);
-  log(`delete all: CPU operator ${own.toFixed(2)} s, helm ${children.toFixed(2)} s, ${plane.join(', ')}`);
-  log(
-    `delete all: ${api.requests} API requests, ${api.watchEvents} watch events: ${api.lines.slice(0, 16).join(', ')}`,
-  );
+  log(`delete all, API requests and watch events by resource: ${api.lines.slice(0, 16).join(', ')}`);
   return { ...remove, cpu, api };
 }
