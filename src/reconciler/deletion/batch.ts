@@ -1,6 +1,7 @@
 // Uninstall batches: the helm process of one deletion pass also uninstalls the releases of other CRs being deleted
 // beside it (helm takes several names), so that deleting many CRs costs a few helm processes, not one each. Picks the
-// members, claims them while helm runs, and finishes each one helm reported gone exactly as its own pass would.
+// members (its worker's share), claims them while helm runs, and finishes each one as helm reports it gone, exactly
+// as its own pass would.
 // Called by deletion.ts; never touches a CR helm did not report uninstalled (its own pass then retries it alone).
 
 import { errFields } from '../../core/error-fields.js';
@@ -223,9 +224,10 @@ export class UninstallBatches {
 }
 
 /**
- * How many releases a pass's helm takes, its own included: an equal share, over the workers, of those waiting (`waiting`,
- * the pass's own included) and those other batches already run (`running`). Without it the first passes fill their
- * batches and the last worker's helm takes the tail alone while the others idle. Never below 1.
+ * How many releases a pass's helm takes, its own included: an equal share, over the workers, of those waiting
+ * (`waiting`, the pass's own included) and those running batches still hold (`running`: not reported gone yet).
+ * Without it the first passes fill their batches and the last worker's helm takes the tail alone while the others
+ * idle. Never below 1.
  */
 export function batchShare(waiting: number, running: number, lanes: number): number {
   return Math.max(1, Math.ceil((waiting + running) / Math.max(1, lanes)));
