@@ -1,6 +1,7 @@
 // The bench's report: the operator's figures as a table of rows, and the whole markdown (the machine, the settings,
 // the rows, the side-by-side table with the floors). Pure formatting; called by operator-bench.ts at the end.
 import { availableParallelism, cpus, totalmem } from 'node:os';
+import { opCpu } from './fleet.ts';
 import {
   CRS,
   DRIFT,
@@ -42,19 +43,12 @@ export interface Figures {
  * the machine's cores: the least wall time those processes could have taken at full use of every core.
  */
 function deleteCpu(cpu: Readonly<Record<string, { own: number; children: number }>>): string {
-  let operator = 0;
-  let helm = 0;
-  const plane: string[] = [];
-  let total = 0;
-  for (const [k, v] of Object.entries(cpu)) {
-    total += v.own + (/^op\d+$/.test(k) ? v.children : 0);
-    if (/^op\d+$/.test(k)) {
-      operator += v.own;
-      helm += v.children;
-    } else plane.push(`${k} ${sec(v.own)}`);
-  }
+  const { own: operator, children: helm } = opCpu(cpu);
+  const plane = Object.entries(cpu).filter(([k]) => !/^op\d+$/.test(k));
+  const total = plane.reduce((sum, [, v]) => sum + v.own, operator + helm);
   const cores = availableParallelism();
-  return `operator ${sec(operator)}, helm ${sec(helm)}, ${plane.join(', ')}; sum ÷ ${cores} cores: ${sec(total / cores)}`;
+  const each = plane.map(([k, v]) => `${k} ${sec(v.own)}`).join(', ');
+  return `operator ${sec(operator)}, helm ${sec(helm)}, ${each}; sum ÷ ${cores} cores: ${sec(total / cores)}`;
 }
 
 /** The first sequential create against the median of the others, and their ratio (the cold-start penalty). */

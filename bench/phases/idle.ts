@@ -2,23 +2,23 @@
 // reconciles, operator CPU), then the operator's and kube-apiserver's RSS and the objects the dependent informers
 // cache. Called by operator-bench.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { opCpu, opPids } from '../fleet.ts';
 import { apiserverRssMiB, dependentObjectsCached, IDLE_PERIODS, log, PERIOD, PERIOD_MS, signal } from '../kit.ts';
-import { cpuSeconds, memMiB } from '../proc.ts';
+import { cpuWindow, memMiB } from '../proc.ts';
 import type { BenchContext } from './context.ts';
-
-const fleetOwn = (pids: readonly number[]) => pids.reduce((a, pid) => a + cpuSeconds(pid).own, 0);
 
 export async function idleWindow(b: BenchContext) {
   const { o } = b;
   const idleMs = IDLE_PERIODS * PERIOD_MS;
   log(`phase 3: idle for ${idleMs / 1000}s (${IDLE_PERIODS} × ${PERIOD})`);
-  const before = { helm: o.helmCalls().length, rec: new Map(o.stats.reconciles), cpu: fleetOwn(o.pids) };
+  const before = { helm: o.helmCalls().length, rec: new Map(o.stats.reconciles) };
+  const window = cpuWindow(opPids(o));
   const idleT0 = performance.now();
   await sleep(idleMs, undefined, { signal });
   const idle = {
     helm: o.helmCalls().slice(before.helm),
     rec: [...o.stats.reconciles].map(([k, n]): [string, number] => [k, n - (before.rec.get(k) ?? 0)]),
-    cpu: fleetOwn(o.pids) - before.cpu,
+    cpu: opCpu(window.end().cpu).own,
     s: (performance.now() - idleT0) / 1000,
   };
   return {
