@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { imageEnv, imageNodeOptions } from '../bench/operator-process.ts';
 import { memMiB } from '../bench/proc.ts';
-import { createNamespace, crs, deployedAtGeneration, installSampleCrd, kubeFor, releaseRecords } from './kit/kube.ts';
+import {
+  createNamespace,
+  crs,
+  deployedAtGeneration,
+  installSampleCrd,
+  kubeFor,
+  pendingRecords,
+  releaseRecords,
+} from './kit/kube.ts';
 import { startOperator } from './kit/operator.ts';
 import { sleep, startPlane, until } from './kit/plane.ts';
 
@@ -114,7 +122,7 @@ async function main(): Promise<void> {
       'every live CR Deployed at its generation, no release pending',
       async () => {
         const list = await c.list();
-        const pending = (await releaseRecords(k, NS)).filter((x) => x.includes(':pending'));
+        const { pending } = pendingRecords(await releaseRecords(k, NS));
         return list.length === live.size && list.every(deployedAtGeneration) && pending.length === 0;
       },
       { timeoutMs: 300_000, everyMs: 2_000, signal: abort.signal },

@@ -125,6 +125,32 @@ export async function releaseRecords(k: Kube, namespace: string): Promise<string
   });
 }
 
+export const isPending = (status: string | undefined) => status?.startsWith('pending-') === true;
+
+/** The latest revision and status of each release, from records `name:revision:status`. */
+export function latestReleases(records: readonly string[]): Map<string, { revision: number; status: string }> {
+  const out = new Map<string, { revision: number; status: string }>();
+  for (const r of records) {
+    const [name = '', rev = '', status = ''] = r.split(':');
+    const revision = Number(rev);
+    if ((out.get(name)?.revision ?? -1) < revision) out.set(name, { revision, status });
+  }
+  return out;
+}
+
+/** Records `name:revision:status` marked pending-*, split into latest revisions (pending) and older ones (stale). */
+export function pendingRecords(records: readonly string[]): { pending: string[]; stalePending: string[] } {
+  const latest = latestReleases(records);
+  const pending: string[] = [];
+  const stalePending: string[] = [];
+  for (const r of records) {
+    const [name = '', rev = '', status = ''] = r.split(':');
+    if (!isPending(status)) continue;
+    (latest.get(name)?.revision === Number(rev) ? pending : stalePending).push(r);
+  }
+  return { pending, stalePending };
+}
+
 /** Deployed=True for the CR's current generation. */
 export function deployedAtGeneration(cr: Cr): boolean {
   const deployed = cr.status?.conditions?.find((c) => c.type === 'Deployed');

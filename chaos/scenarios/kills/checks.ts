@@ -2,7 +2,7 @@
 // with their spec applied, no pending-* release, nothing left of a deleted CR, and no helm process of this plane left.
 // Used by index.ts and chaos/scenarios/leader/index.ts; only reads the cluster and /proc, never changes them.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
-import { type Cr, crs, deployedAtGeneration, type Kube } from '../../kit/kube.ts';
+import { type Cr, crs, deployedAtGeneration, type Kube, latestReleases, pendingRecords } from '../../kit/kube.ts';
 import { expected } from './model.ts';
 
 export interface Verdict {
@@ -21,37 +21,11 @@ export interface Verdict {
   readonly orphaned: string[];
 }
 
-const isPending = (status: string | undefined) => status?.startsWith('pending-') === true;
-
 export const converged = (v: Verdict) =>
   v.notConverged.length + v.pending.length + v.lost.length + v.orphaned.length === 0;
 
 export const brief = (items: readonly string[], max = 5) =>
   items.length === 0 ? '0' : `${items.length} (${items.slice(0, max).join(', ')}${items.length > max ? ', …' : ''})`;
-
-/** The latest revision and status of each release, from records `name:revision:status`. */
-export function latestReleases(records: readonly string[]): Map<string, { revision: number; status: string }> {
-  const out = new Map<string, { revision: number; status: string }>();
-  for (const r of records) {
-    const [name = '', rev = '', status = ''] = r.split(':');
-    const revision = Number(rev);
-    if ((out.get(name)?.revision ?? -1) < revision) out.set(name, { revision, status });
-  }
-  return out;
-}
-
-/** Records `name:revision:status` marked pending-*, split into latest revisions (pending) and older ones (stale). */
-export function pendingRecords(records: readonly string[]): { pending: string[]; stalePending: string[] } {
-  const latest = latestReleases(records);
-  const pending: string[] = [];
-  const stalePending: string[] = [];
-  for (const r of records) {
-    const [name = '', rev = '', status = ''] = r.split(':');
-    if (!isPending(status)) continue;
-    (latest.get(name)?.revision === Number(rev) ? pending : stalePending).push(r);
-  }
-  return { pending, stalePending };
-}
 
 /** One look at namespace `ns`: which of `live` have converged and what is left of `deleted`. */
 export async function inspect(

@@ -11,13 +11,15 @@ import {
   installSampleCrd,
   KIND,
   kubeFor,
+  latestReleases,
+  pendingRecords,
   releaseRecords,
 } from '../../kit/kube.ts';
 import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
 import { until } from '../../kit/plane.ts';
 import { groupMembers } from '../../kit/proc.ts';
 import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
-import { brief, latestReleases, pendingRecords, planeHelmProcesses } from '../kills/checks.ts';
+import { brief, planeHelmProcesses } from '../kills/checks.ts';
 import { hookCompleter, leaseHolder } from './hooks.ts';
 
 const NS = 'chaos-leader';
