@@ -3,7 +3,9 @@ import { COMMON_RESOURCES, FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { recordingLogger } from '../../test/fakes/logger.js';
 import type { TemplateParams } from '../helm/types.js';
 import type { ApiResource } from '../kube/types.js';
-import { WARM_UP_RELEASE, warmUp } from './warm-up.js';
+import { WARM_UP_CONNECTIONS, WARM_UP_RELEASE, warmUp } from './warm-up.js';
+
+const VERSION = { major: '1', minor: '36', gitVersion: 'v1.36.3' };
 
 const MANIFEST = `---
 # Source: web/templates/deployment.yaml
@@ -57,6 +59,7 @@ describe('the warm-up before a controller’s workers start', () => {
   it('renders the chart against the cluster once and starts the informers of the kinds it renders before it is synced', async () => {
     const calls: TemplateParams[] = [];
     const watcher = watcherStub(20);
+    const kube = new FakeKubeApi({ served: [...COMMON_RESOURCES, jobs], serverVersion: VERSION });
     const { logger, text } = recordingLogger();
     const source = warmUp({
       chart: '/charts/web',
@@ -66,7 +69,7 @@ describe('the warm-up before a controller’s workers start', () => {
         calls.push(p);
         return MANIFEST;
       },
-      kube: new FakeKubeApi({ served: [...COMMON_RESOURCES, jobs] }),
+      kube,
       watcher,
       logger,
     });
@@ -88,15 +91,19 @@ describe('the warm-up before a controller’s workers start', () => {
     });
     expect(watcher.ensured).toEqual(['Deployment', 'ConfigMap']); // once each; no hook, nor a kind not served
     expect(text()).toContain('Warmed up');
+    // Two GET /version at once, after the informers synced: idle connections for the first reconcile's writes.
+    expect(kube.calls.filter((c) => c.verb === 'serverVersion')).toHaveLength(WARM_UP_CONNECTIONS);
+    expect(text()).toContain(`"connections":${WARM_UP_CONNECTIONS}`);
   });
 
   it('lets the workers start when the chart does not render with its defaults, and says why', async () => {
     const { logger, text } = recordingLogger();
+    const kube = new FakeKubeApi({ serverVersion: VERSION });
     const source = warmUp({
       chart: '/charts/strict',
       namespace: 'default',
       render: async () => Promise.reject(new Error('execution error: a value is required')),
-      kube: new FakeKubeApi(),
+      kube,
       logger,
     });
     const signal = new AbortController().signal;
@@ -104,6 +111,7 @@ describe('the warm-up before a controller’s workers start', () => {
     await source.waitForSync(signal);
     expect(source.hasSynced()).toBe(true);
     expect(text()).toMatch(/Warm-up skipped.*a value is required/);
+    expect(kube.calls.filter((c) => c.verb === 'serverVersion')).toHaveLength(WARM_UP_CONNECTIONS); // still opened
   });
 
   it('lets the workers start at its bound when helm does not answer, and rejects only when the operator stops', async () => {

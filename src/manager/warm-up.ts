@@ -1,8 +1,9 @@
 // Warms what a controller's first install needs, before its workers start: renders its chart once with the chart's
 // defaults through the operator's own helm, against the cluster (`helm template --validate`: helm's discovery and
 // the OpenAPI documents its check reads land in its caches, nothing is written), and starts the dependent informers
-// of the kinds that render, so the first CR after a start costs what the tenth does. A source of operator.ts's
-// controllers; bounded in time, and never fails the start (a chart that needs values to render only logs).
+// of the kinds that render, and leaves idle API connections for the first reconcile's writes, so the first CR after a
+// start costs what the tenth does. A source of operator.ts's controllers; bounded in time, and never fails the start
+// (a chart that needs values to render only logs).
 import type { Source } from '../controller/controller.js';
 import { untilAborted } from '../core/abortable.js';
 import { errFields } from '../core/error-fields.js';
@@ -15,6 +16,11 @@ import type { ApiResource, KubeClient } from '../kube/types.js';
 
 /** The longest a controller's workers wait for its warm-up; the warm-up goes on in the background after it. */
 export const WARM_UP_BOUND_MS = 10_000;
+/**
+ * The idle API connections the warm-up leaves: one reconcile writes its CR and posts its event at once. Every informer
+ * LIST hands its connection to the WATCH that follows it, so without these the first CR pays two TLS handshakes.
+ */
+export const WARM_UP_CONNECTIONS = 2;
 /** The release name the chart is rendered under (nothing is installed under it). */
 export const WARM_UP_RELEASE = 'warm-up';
 
@@ -26,12 +32,14 @@ export interface WarmUpOptions {
   readonly postRenderArgs?: readonly string[] | undefined;
   /** The operator's helm `template` (its environment: caches, kubeconfig, rate limit, post-renderer). */
   readonly render: (p: TemplateParams) => Promise<string>;
-  readonly kube: Pick<KubeClient, 'discover'>;
+  readonly kube: Pick<KubeClient, 'discover' | 'serverVersion'>;
   /** Absent when the watch has watchDependentResources: false. */
   readonly watcher?: Pick<DependentWatcher, 'ensure' | 'waitForSync'> | undefined;
   readonly logger: Logger;
   /** @default WARM_UP_BOUND_MS */
   readonly boundMs?: number;
+  /** @default WARM_UP_CONNECTIONS */
+  readonly connections?: number;
 }
 
 /** The CR the warm-up's post-render pass names as the owner (nothing is applied, so nothing is owned). */
@@ -63,16 +71,16 @@ export function warmUp(o: WarmUpOptions): Source {
       if (o.watcher) await watchKinds(o.kube, o.watcher, known, objects, signal, o.logger);
       const resources = [...known.values()];
       await o.watcher?.waitForSync(resources, o.boundMs ?? WARM_UP_BOUND_MS, signal);
-      o.logger.info(
-        { chart: o.chart, kinds: resources.length, ms: Math.round(performance.now() - started) },
-        'Warmed up',
-      );
+      const connections = await idleConnections(o.kube, o.connections ?? WARM_UP_CONNECTIONS, signal);
+      const ms = Math.round(performance.now() - started);
+      o.logger.info({ chart: o.chart, kinds: resources.length, connections, ms }, 'Warmed up');
     } catch (err) {
       if (signal.aborted) return;
       o.logger.info(
         { chart: o.chart, err: errFields(err) },
         'Warm-up skipped: the chart did not render with its defaults',
       );
+      await idleConnections(o.kube, o.connections ?? WARM_UP_CONNECTIONS, signal);
     }
   };
   return {
@@ -90,6 +98,15 @@ export function warmUp(o: WarmUpOptions): Source {
     },
     hasSynced: () => synced,
   };
+}
+
+/**
+ * Opens `n` connections at once with the cheapest request there is (GET /version, readable by every identity) and
+ * leaves them idle in the client's keep-alive pool. Returns how many answered; a failure is the first write's to meet.
+ */
+async function idleConnections(kube: Pick<KubeClient, 'serverVersion'>, n: number, signal: AbortSignal) {
+  const answers = await Promise.allSettled(Array.from({ length: n }, () => kube.serverVersion({ signal })));
+  return answers.filter((a) => a.status === 'fulfilled').length;
 }
 
 function isHook(obj: Record<string, unknown>): boolean {

@@ -16,6 +16,8 @@ import { expect, inject, vi } from 'vitest';
 
 export interface TestKube {
   readonly kubeconfig: string;
+  /** The API server's URL, from the kubeconfig's current cluster. */
+  readonly server: string;
   readonly core: CoreV1Api;
   readonly apps: AppsV1Api;
   readonly batch: BatchV1Api;
@@ -31,6 +33,7 @@ export function testKube(): TestKube {
   kc.loadFromFile(kubeconfig);
   return {
     kubeconfig,
+    server: kc.getCurrentCluster()?.server ?? '',
     core: kc.makeApiClient(CoreV1Api),
     apps: kc.makeApiClient(AppsV1Api),
     batch: kc.makeApiClient(BatchV1Api),

@@ -1,9 +1,10 @@
 // The operator's core loop against the real control plane and the real helm: install → Deployed, one upgrade per
 // spec change, zero helm processes on idle periodic reconciles, and deletion that uninstalls and frees the CR.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { establishedTo } from '../../support/connections.js';
 import { isGone, type TestKube } from '../../support/kube.js';
 import type { OperatorProcess, TestKind } from '../../support/operator.js';
-import { useOperatorFixture } from '../../support/operator-fixture.js';
+import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
 
 interface Cr {
   metadata: { finalizers?: string[]; generation?: number };
@@ -33,6 +34,11 @@ describe('the operator, for one CR through its life', () => {
   });
 
   it('installs the release when the CR is created and reports Deployed with deployedRelease', async () => {
+    // The warm-up leaves idle connections: the first CR's writes open none (each watch holds its own).
+    await expect.poll(() => op.output().includes('"msg":"Starting workers"'), POLL).toBe(true);
+    const port = Number(new URL(kube.server).port || 443);
+    const connections = establishedTo(op.pid, port);
+    expect(connections).toBeGreaterThan(2); // the informers' watches, and the warm-up's two idle ones
     await kube.custom.createNamespacedCustomObject({
       ...kind,
       namespace: ns,
@@ -61,7 +67,8 @@ describe('the operator, for one CR through its life', () => {
     expect(op.allHelmCalls()).toEqual(['version', 'template', 'install']);
     const lines = op.output().split('\n');
     const at = (msg: string) => lines.findIndex((l) => l.includes(`"msg":"${msg}"`));
-    expect(lines[at('Warmed up')]).toContain('"kinds":3');
+    expect(lines[at('Warmed up')]).toContain('"kinds":3,"connections":2');
+    expect(establishedTo(op.pid, port)).toBe(connections);
     expect(at('Warmed up')).toBeLessThan(at('Starting workers'));
     expect(lines.filter((l) => l.includes('"msg":"Watching dependent resource"'))).toHaveLength(3);
     expect(at('Watching dependent resource')).toBeLessThan(at('Starting workers'));
