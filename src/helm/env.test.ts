@@ -27,7 +27,15 @@ describe('helmEnv', () => {
       HELM_MAX_HISTORY: '7',
       KUBECACHEDIR: '/w/kc',
       NO_COLOR: '1',
+      GOGC: '200',
     });
+  });
+
+  it("runs helm with GOGC=200 unless the operator's environment sets GOGC or GOMEMLIMIT", () => {
+    expect(helmEnv({ ...homes, historyMax: 1, base: {} }).GOGC).toBe('200');
+    expect(helmEnv({ ...homes, historyMax: 1, base: { GOGC: 'off' } }).GOGC).toBe('off');
+    const limited = helmEnv({ ...homes, historyMax: 1, base: { GOMEMLIMIT: '64MiB' } });
+    expect([limited.GOGC, limited.GOMEMLIMIT]).toEqual([undefined, '64MiB']);
   });
 
   it('sets KUBECONFIG only when a kubeconfig is given, overriding the base env', () => {

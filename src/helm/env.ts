@@ -11,6 +11,12 @@ export const POST_RENDER_PLUGIN = 'helm-operator-post-render';
 
 /** Variables that would silently retarget or reconfigure helm if inherited from the operator's environment. */
 const STRIPPED_PREFIX = 'HELM_';
+/**
+ * The Go garbage collector's target for helm children: a short-lived helm process spends 12–20 % of its CPU less on
+ * collection at GOGC=200 than at Go's 100, for a few MB more peak memory each (docs/operations.md). A GOGC or
+ * GOMEMLIMIT in the operator's environment is the user's choice and wins.
+ */
+const HELM_GOGC = '200';
 /** HELM_* variables an operator may legitimately tune for its helm children. */
 const KEPT_HELM_VARS: ReadonlySet<string> = new Set(['HELM_BURST_LIMIT', 'HELM_QPS']);
 
@@ -36,7 +42,7 @@ export interface HelmRateLimit {
 /**
  * The complete environment of a helm child: `base` without undefined entries and without HELM_* variables (except
  * HELM_BURST_LIMIT/HELM_QPS, which win over `rateLimit`), then the operator's own settings. Storage is pinned to Secrets (HELM_DRIVER=secret)
- * because release state is read from Secrets elsewhere.
+ * because release state is read from Secrets elsewhere; GOGC is HELM_GOGC unless `base` sets GOGC or GOMEMLIMIT.
  */
 export function helmEnv(input: HelmEnvInput): Record<string, string> {
   const env: Record<string, string> = {};
@@ -53,6 +59,7 @@ export function helmEnv(input: HelmEnvInput): Record<string, string> {
   env.HELM_MAX_HISTORY = nonNegativeInt('historyMax', input.historyMax);
   env.KUBECACHEDIR = input.kubeCacheDir;
   env.NO_COLOR = '1';
+  if (env.GOGC === undefined && env.GOMEMLIMIT === undefined) env.GOGC = HELM_GOGC;
   const limit = input.rateLimit;
   if (limit && env.HELM_QPS === undefined && env.HELM_BURST_LIMIT === undefined) {
     env.HELM_QPS = String(limit.qps);
