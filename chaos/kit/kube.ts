@@ -125,7 +125,7 @@ export async function releaseRecords(k: Kube, namespace: string): Promise<string
   });
 }
 
-export const isPending = (status: string | undefined) => status?.startsWith('pending-') === true;
+const isPending = (status: string | undefined) => status?.startsWith('pending-') === true;
 
 /** The latest revision and status of each release, from records `name:revision:status`. */
 export function latestReleases(records: readonly string[]): Map<string, { revision: number; status: string }> {
