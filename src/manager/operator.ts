@@ -192,7 +192,8 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       const postRenderArgs = o.postRender ? ownershipArgsFor(chartName(watch.chart))(owner) : undefined;
       const depends = watch.watchDependentResources ? watcher : undefined;
       const source = { chart: watch.chart, namespace, postRenderArgs, render: o.render, kube: o.kube, logger };
-      controller.addSource(warmUp({ ...source, watcher: depends }));
+      const prepare = (signal: AbortSignal) => reconciler.prepare(signal);
+      controller.addSource(warmUp({ ...source, watcher: depends, prepare }));
     }
     // Taking a shard reconciles its CRs: the informers saw them while it was not ours.
     o.shards?.onAcquired((shard) => {

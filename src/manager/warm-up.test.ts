@@ -60,6 +60,7 @@ describe('the warm-up before a controller’s workers start', () => {
     const calls: TemplateParams[] = [];
     const watcher = watcherStub(20);
     const kube = new FakeKubeApi({ served: [...COMMON_RESOURCES, jobs], serverVersion: VERSION });
+    let prepared = 0;
     const { logger, text } = recordingLogger();
     const source = warmUp({
       chart: '/charts/web',
@@ -72,6 +73,7 @@ describe('the warm-up before a controller’s workers start', () => {
       kube,
       watcher,
       logger,
+      prepare: async () => void prepared++,
     });
     const signal = new AbortController().signal;
     void source.start(signal);
@@ -94,6 +96,7 @@ describe('the warm-up before a controller’s workers start', () => {
     // Two GET /version at once, after the informers synced: idle connections for the first reconcile's writes.
     expect(kube.calls.filter((c) => c.verb === 'serverVersion')).toHaveLength(WARM_UP_CONNECTIONS);
     expect(text()).toContain(`"connections":${WARM_UP_CONNECTIONS}`);
+    expect(prepared).toBe(1); // the reconciles' shared inputs (the chart digest), once
   });
 
   it('lets the workers start when the chart does not render with its defaults, and says why', async () => {
@@ -104,6 +107,7 @@ describe('the warm-up before a controller’s workers start', () => {
       namespace: 'default',
       render: async () => Promise.reject(new Error('execution error: a value is required')),
       kube,
+      prepare: () => Promise.reject(new Error('no such chart file')), // the first reconcile's to meet
       logger,
     });
     const signal = new AbortController().signal;

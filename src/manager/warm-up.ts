@@ -1,8 +1,8 @@
 // Warms what a controller's first install needs, before its workers start: renders its chart once with the chart's
 // defaults through the operator's own helm, against the cluster (`helm template --validate`: helm's discovery and
 // the OpenAPI documents its check reads land in its caches, nothing is written), and starts the dependent informers
-// of the kinds that render, and leaves idle API connections for the first reconcile's writes, so the first CR after a
-// start costs what the tenth does. A source of operator.ts's controllers; bounded in time, and never fails the start
+// of the kinds that render, reads the reconciles' shared inputs (the chart digest) beside it, and leaves idle API
+// connections for the first reconcile's writes, so the first CR after a start costs what the tenth does. A source of operator.ts's controllers; bounded in time, and never fails the start
 // (a chart that needs values to render only logs).
 import type { Source } from '../controller/controller.js';
 import { untilAborted } from '../core/abortable.js';
@@ -40,6 +40,8 @@ export interface WarmUpOptions {
   readonly boundMs?: number;
   /** @default WARM_UP_CONNECTIONS */
   readonly connections?: number;
+  /** What the reconciles share, read once before the first (HelmReconciler.prepare). @default nothing */
+  readonly prepare?: ((signal: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** The CR the warm-up's post-render pass names as the owner (nothing is applied, so nothing is owned). */
@@ -56,6 +58,8 @@ export function warmUp(o: WarmUpOptions): Source {
   let done: Promise<void> | undefined;
   const run = async (signal: AbortSignal) => {
     const started = performance.now();
+    // Beside the render (files, not a process); a failure is the first reconcile's to meet.
+    const prepared = o.prepare?.(signal).catch(() => undefined);
     try {
       const manifest = await o.render({
         chart: o.chart,
@@ -71,6 +75,7 @@ export function warmUp(o: WarmUpOptions): Source {
       if (o.watcher) await watchKinds(o.kube, o.watcher, known, objects, signal, o.logger);
       const resources = [...known.values()];
       await o.watcher?.waitForSync(resources, o.boundMs ?? WARM_UP_BOUND_MS, signal);
+      await prepared;
       const connections = await idleConnections(o.kube, o.connections ?? WARM_UP_CONNECTIONS, signal);
       const ms = Math.round(performance.now() - started);
       o.logger.info({ chart: o.chart, kinds: resources.length, connections, ms }, 'Warmed up');
@@ -80,6 +85,7 @@ export function warmUp(o: WarmUpOptions): Source {
         { chart: o.chart, err: errFields(err) },
         'Warm-up skipped: the chart did not render with its defaults',
       );
+      await prepared;
       await idleConnections(o.kube, o.connections ?? WARM_UP_CONNECTIONS, signal);
     }
   };

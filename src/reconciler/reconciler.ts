@@ -20,6 +20,14 @@ export class HelmReconciler {
     this.#kit = watchKit(options);
   }
 
+  /**
+   * Reads what every reconcile of this watch shares before the first one needs it: the chart's digest (every file of
+   * the chart read and hashed). The start-up warm-up calls it; a failure is left to the first reconcile to meet.
+   */
+  async prepare(signal: AbortSignal): Promise<void> {
+    await this.#kit.chartDigest.get({ signal });
+  }
+
   /** `logger` (with the controller's reconcileID) replaces the constructor's logger for this reconcile. */
   async reconcile(key: string, signal: AbortSignal, logger: RunStart['log'] = this.#kit.logger): Promise<Outcome> {
     const kit = this.#kit;
