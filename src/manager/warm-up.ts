@@ -2,8 +2,8 @@
 // defaults through the operator's own helm, against the cluster (`helm template --validate`: helm's discovery and
 // the OpenAPI documents its check reads land in its caches, nothing is written), and starts the dependent informers
 // of the kinds that render, reads the reconciles' shared inputs (the chart digest) beside it, and leaves idle API
-// connections for the first reconcile's writes, so the first CR after a start costs what the tenth does. A source of operator.ts's controllers; bounded in time, and never fails the start
-// (a chart that needs values to render only logs).
+// connections for the first reconcile's writes, so the first CR after a start costs what the tenth does. A source of
+// operator.ts's controllers; bounded in time, and never fails the start (a chart that needs values only logs).
 import type { Source } from '../controller/controller.js';
 import { untilAborted } from '../core/abortable.js';
 import { errFields } from '../core/error-fields.js';
@@ -38,8 +38,6 @@ export interface WarmUpOptions {
   readonly logger: Logger;
   /** @default WARM_UP_BOUND_MS */
   readonly boundMs?: number;
-  /** @default WARM_UP_CONNECTIONS */
-  readonly connections?: number;
   /** What the reconciles share, read once before the first (HelmReconciler.prepare). @default nothing */
   readonly prepare?: ((signal: AbortSignal) => Promise<void>) | undefined;
 }
@@ -56,10 +54,8 @@ const WARM_UP_UID = '00000000-0000-0000-0000-000000000000';
 export function warmUp(o: WarmUpOptions): Source {
   let synced = false;
   let done: Promise<void> | undefined;
-  const run = async (signal: AbortSignal) => {
-    const started = performance.now();
-    // Beside the render (files, not a process); a failure is the first reconcile's to meet.
-    const prepared = o.prepare?.(signal).catch(() => undefined);
+  /** Renders the chart and lists its kinds' informers; how many kinds, or undefined when it did not render. */
+  const renderAndWatch = async (signal: AbortSignal): Promise<number | undefined> => {
     try {
       const manifest = await o.render({
         chart: o.chart,
@@ -75,19 +71,26 @@ export function warmUp(o: WarmUpOptions): Source {
       if (o.watcher) await watchKinds(o.kube, o.watcher, known, objects, signal, o.logger);
       const resources = [...known.values()];
       await o.watcher?.waitForSync(resources, o.boundMs ?? WARM_UP_BOUND_MS, signal);
-      await prepared;
-      const connections = await idleConnections(o.kube, o.connections ?? WARM_UP_CONNECTIONS, signal);
-      const ms = Math.round(performance.now() - started);
-      o.logger.info({ chart: o.chart, kinds: resources.length, connections, ms }, 'Warmed up');
+      return resources.length;
     } catch (err) {
-      if (signal.aborted) return;
+      if (signal.aborted) return undefined;
       o.logger.info(
         { chart: o.chart, err: errFields(err) },
         'Warm-up skipped: the chart did not render with its defaults',
       );
-      await prepared;
-      await idleConnections(o.kube, o.connections ?? WARM_UP_CONNECTIONS, signal);
+      return undefined;
     }
+  };
+  const run = async (signal: AbortSignal) => {
+    const started = performance.now();
+    // Beside the render (files, not a process); a failure is the first reconcile's to meet.
+    const prepared = o.prepare?.(signal).catch(() => undefined);
+    const kinds = await renderAndWatch(signal);
+    await prepared;
+    if (signal.aborted) return;
+    const connections = await idleConnections(o.kube, WARM_UP_CONNECTIONS, signal);
+    const ms = Math.round(performance.now() - started);
+    if (kinds !== undefined) o.logger.info({ chart: o.chart, kinds, connections, ms }, 'Warmed up');
   };
   return {
     start(signal) {
