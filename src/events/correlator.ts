@@ -13,7 +13,10 @@ export interface CorrelatorOptions {
   readonly refillPerMinute?: number;
   /** An identical event within this long after the last one is aggregated. @default 600_000 (10 min) */
   readonly windowMs?: number;
-  /** Objects and distinct events remembered (each an LRU); the least recently seen are forgotten. @default 4096 */
+  /**
+   * Objects and distinct events remembered at most (each an LRU; the least recently seen go first). An event is also
+   * forgotten once its window has passed, and an object once its bucket is full again. @default 4096
+   */
   readonly maxEntries?: number;
 }
 
@@ -41,6 +44,8 @@ export type Decision =
 interface Bucket {
   readonly tokens: TokenBucket;
   dropped: number;
+  /** When the object last emitted (then its bucket is full again `#refillMs` later, like a new one). */
+  lastUsed: number;
 }
 
 interface Seen {
@@ -55,6 +60,8 @@ export class EventCorrelator {
   readonly #refillPerMinute: number;
   readonly #windowMs: number;
   readonly #maxEntries: number;
+  /** How long an unused bucket takes to refill completely. */
+  readonly #refillMs: number;
   readonly #buckets = new Map<string, Bucket>();
   readonly #seen = new Map<string, Seen>();
 
@@ -74,14 +81,18 @@ export class EventCorrelator {
     this.#refillPerMinute = refillPerMinute;
     this.#windowMs = windowMs;
     this.#maxEntries = maxEntries;
+    this.#refillMs = refillPerMinute > 0 ? (burst / refillPerMinute) * 60_000 : Number.POSITIVE_INFINITY;
   }
 
   /** Takes a token for the object (or drops), then creates a new Event or bumps the identical recent one. */
   observe(obs: Observation): Decision {
+    this.#expire(obs.now);
     const bucket = touch(this.#buckets, obs.objectKey) ?? {
       tokens: new TokenBucket({ capacity: this.#burst, amount: this.#refillPerMinute, periodMs: 60_000, now: obs.now }),
       dropped: 0,
+      lastUsed: obs.now,
     };
+    bucket.lastUsed = Math.max(bucket.lastUsed, obs.now);
     remember(this.#buckets, obs.objectKey, bucket, this.#maxEntries);
     if (!bucket.tokens.tryTake(obs.now)) {
       bucket.dropped += 1;
@@ -97,6 +108,22 @@ export class EventCorrelator {
     const fresh: Seen = { target: obs.target(), firstSeen: obs.now, count: 1, lastSeen: obs.now };
     remember(this.#seen, obs.eventKey, fresh, this.#maxEntries);
     return { action: 'create', target: fresh.target, count: 1, firstSeen: obs.now };
+  }
+
+  /**
+   * Forgets what no longer changes a decision: events last seen beyond the window (the next one is new anyway) and
+   * buckets full again (a new one is the same). Both maps are in order of last use, so only their fronts are read.
+   * Without this, a churning namespace (every CR a new name) keeps maxEntries of each.
+   */
+  #expire(now: number): void {
+    for (const [key, seen] of this.#seen) {
+      if (now - seen.lastSeen <= this.#windowMs) break;
+      this.#seen.delete(key);
+    }
+    for (const [key, bucket] of this.#buckets) {
+      if (now - bucket.lastUsed < this.#refillMs) break;
+      this.#buckets.delete(key);
+    }
   }
 
   /** How many objects and distinct events are remembered (each ≤ maxEntries). */

@@ -327,6 +327,28 @@ describe('EventCorrelator', () => {
     expect(observe('a', 'a3')).toBe('create');
   });
 
+  it('forgets events past their window and objects whose bucket is full again, so churn holds no memory', () => {
+    const correlator = new EventCorrelator({ burst: 2, refillPerMinute: 1, windowMs: 60_000 });
+    const observe = (objectKey: string, now: number) =>
+      correlator.observe({ objectKey, eventKey: `${objectKey}/Created`, now, target }).action;
+    for (let i = 0; i < 100; i++) observe(`cr-${i}`, i * 1000);
+    // At 100 s: events of the last 60 s, and buckets used in the last 120 s (2 tokens at 1 a minute).
+    expect(correlator.size()).toEqual({ objects: 100, events: 61 });
+    expect(observe('late', 200_000)).toBe('create');
+    expect(correlator.size()).toEqual({ objects: 20, events: 1 });
+    expect(observe('cr-99', 200_000)).toBe('create');
+  });
+
+  it('still drops for an object whose bucket has not refilled, and aggregates within the window', () => {
+    const correlator = new EventCorrelator({ burst: 1, refillPerMinute: 1, windowMs: 600_000 });
+    const observe = (eventKey: string, now: number) =>
+      correlator.observe({ objectKey: 'o', eventKey, now, target }).action;
+    expect(observe('a', 0)).toBe('create');
+    expect(observe('b', 30_000)).toBe('drop');
+    expect(observe('a', 61_000)).toBe('patch');
+    expect(observe('b', 130_000)).toBe('create');
+  });
+
   it('counts the drops per object', () => {
     const correlator = new EventCorrelator({ burst: 1 });
     correlator.observe({ objectKey: 'o', eventKey: 'x', now: 0, target });

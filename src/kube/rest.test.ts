@@ -45,6 +45,15 @@ function fakeSend(...answers: Array<HttpResponse | Error>): { send: Send; reques
 const client = (send: Send) => new RestClient({ send, userAgent: 'test-agent' });
 
 describe('RestClient', () => {
+  it('gives up on a server that does not answer within the request timeout, with a transport error', async () => {
+    const hanging: Send = (req) =>
+      new Promise((_resolve, reject) => req.signal.addEventListener('abort', () => reject(req.signal.reason)));
+    const slow = new RestClient({ send: hanging, userAgent: 'test-agent', requestTimeoutMs: 20 });
+    const err = await slow.get(configMaps, 'ns', 'a', { signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeTransportError);
+    expect((err as Error).message).toContain('no complete response within 20 ms');
+  });
+
   it('sends JSON with the user agent and returns the parsed object', async () => {
     const { send, requests } = fakeSend(
       response(200, ['{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"x-unknown":1}']),

@@ -214,8 +214,14 @@ export class RestClient implements KubeClient {
     const operation = `${method} ${path}`;
     signal.throwIfAborted();
     await this.#limiter?.take(signal);
-    // Started after the rate-limit wait: the deadline covers the server, not our own queue.
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    // Started after the rate-limit wait: the deadline covers the server, not our own queue. Cleared once the
+    // response is read (AbortSignal.timeout would keep a timer and its signals alive for the whole timeout).
+    const deadline = new AbortController();
+    const timeout = deadline.signal;
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException('The request deadline passed', 'TimeoutError')),
+      this.#timeoutMs,
+    );
     const request: HttpRequest = {
       method,
       path: path + query,
@@ -234,6 +240,8 @@ export class RestClient implements KubeClient {
         throw new KubeTransportError(`no complete response within ${this.#timeoutMs} ms`, { operation, cause: err });
       }
       throw this.#mapFailure(err, signal, operation);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -1,7 +1,7 @@
 // Keeps decoded Helm release records by Secret uid and resourceVersion, so a reconcile that finds a release's
 // records unchanged (every idle one) decodes nothing: a record's payload never changes without a new resourceVersion.
 // Bounded by the decoded records' size, least recently used out first. Used by records/reader.ts' releaseReader;
-// never keeps a record that the last listing of its release no longer returned.
+// never keeps a record that the last listing of its release no longer returned, nor one whose Secret was deleted.
 import type { Release } from '../helm/types.js';
 
 export interface ReleaseCacheOptions {
@@ -63,6 +63,11 @@ export class ReleaseCache {
   /** Forgets the records of `owner` whose Secrets were not in its latest listing (pruned or uninstalled). */
   retainOnly(owner: string, listed: ReadonlySet<string>): void {
     for (const uid of this.#byRelease.get(owner) ?? []) if (!listed.has(uid)) this.#drop(uid);
+  }
+
+  /** Forgets the record stored in Secret `uid` (the informer saw that Secret deleted). */
+  forget(uid: string): void {
+    this.#drop(uid);
   }
 
   /** Records and their size in characters, for tests and metrics. */

@@ -69,7 +69,7 @@ function world(server: KubeObject[], cached: KubeObject[] = server, synced = tru
   });
   const versions = async () =>
     (await reader.history('apps', 'web', { signal })).map((h) => `${h.release.version}:${h.release.info.status}`);
-  return { calls, state, reader, versions };
+  return { calls, state, reader, versions, cache };
 }
 
 describe('CachedReleaseReader', () => {
@@ -86,13 +86,28 @@ describe('CachedReleaseReader', () => {
     expect(w.calls).toEqual(['GET sh.helm.release.v1.web.v1']);
   });
 
-  it('LISTs when the cache has not synced, or when many records are new to it', async () => {
+  it('keeps no decoded copy of a revision once a newer one is deployed', async () => {
+    const w = world([secret(1, 'deployed', '10')]);
+    await w.versions();
+    w.state.server = [secret(1, 'superseded', '11'), secret(2, 'deployed', '12')];
+    w.state.cached = w.state.server;
+    expect(await w.versions()).toEqual(['2:deployed']);
+    expect(w.cache.stats().records).toBe(1);
+  });
+
+  it('LISTs when the cache has not synced', async () => {
     const unsynced = world([secret(1, 'deployed', '10')], [], false);
     await unsynced.versions();
     expect(unsynced.calls).toEqual(['LIST']);
-    const many = world([secret(1, 'superseded', '10'), secret(2, 'superseded', '11'), secret(3, 'deployed', '12')]);
-    await many.versions();
-    expect(many.calls).toEqual(['LIST']);
+  });
+
+  it('reads only the newest and the newest deployed record, however long the history', async () => {
+    const long = world([secret(1, 'superseded', '10'), secret(2, 'superseded', '11'), secret(3, 'deployed', '12')]);
+    expect(await long.versions()).toEqual(['3:deployed']);
+    expect(long.calls).toEqual(['GET sh.helm.release.v1.web.v3']);
+    const failed = world([secret(1, 'superseded', '10'), secret(2, 'deployed', '11'), secret(3, 'failed', '12')]);
+    expect(await failed.versions()).toEqual(['2:deployed', '3:failed']);
+    expect(failed.calls).toEqual(['GET sh.helm.release.v1.web.v2', 'GET sh.helm.release.v1.web.v3']);
   });
 
   it('does not trust a cache that lags behind what our own helm just did, and LISTs instead', async () => {

@@ -11,6 +11,7 @@ import { unlessNotFound } from '../kube/errors.js';
 import type { KubeClient, KubeObject } from '../kube/types.js';
 import type { ReleaseCache } from './cache.js';
 import { SECRETS } from './reader.js';
+import { relevantRecords } from './relevant.js';
 import type { ReleaseReader, StoredRelease } from './types.js';
 
 /** What the operator last knew of a release's newest record: its revision and status, none at all, or unknown. */
@@ -51,13 +52,17 @@ export class CachedReleaseReader implements ReleaseReader {
   async history(namespace: string, release: string, { signal }: { signal: AbortSignal }) {
     const key = `${namespace}/${release}`;
     const known = this.#gone.has(key) ? 'gone' : this.#known.get(key);
-    const view = this.#o.view.synced(namespace) ? this.#o.view.records(namespace, release) : undefined;
+    const view = this.#o.view.synced(namespace) ? relevantRecords(this.#o.view.records(namespace, release)) : undefined;
     // Several records new to the cache (a release first seen, e.g. after a restart): one LIST beats a GET each.
     const hits = view?.map((r) => this.#o.cache.peek(r.metadata.uid ?? '', r.metadata.resourceVersion ?? ''));
     const misses = hits?.filter((h) => h === undefined).length ?? 0;
     const usable = view && hits && misses <= MAX_GETS && known !== 'unknown' && covers(view, known);
     const fromCache = usable ? await this.#decoded(key, view, hits, signal) : undefined;
-    if (fromCache) return fromCache;
+    if (fromCache && view) {
+      // Superseded revisions are not read again: their decoded copies go (the LIST path does the same).
+      this.#o.cache.retainOnly(key, new Set(view.map((r) => r.metadata.uid ?? '')));
+      return fromCache;
+    }
     const listed = await this.#o.listed.history(namespace, release, { signal });
     this.#remember(key, newest(listed.map((r) => r.release)));
     return listed;

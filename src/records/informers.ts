@@ -21,6 +21,8 @@ export interface ReleaseInformersOptions {
 
 export interface ReleaseInformers {
   readonly reader: CachedReleaseReader;
+  /** The decoded records held (records/cache.ts' stats). */
+  cacheStats(): { readonly records: number; readonly chars: number };
   /** Runs the informers until aborted. */
   run(signal: AbortSignal): Promise<void>;
 }
@@ -34,6 +36,7 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
     const records = index.get(releaseOf(obj)) ?? new Map<string, KubeObject>();
     index.set(releaseOf(obj), records.set(obj.metadata.uid ?? '', obj));
   };
+  const cache = new ReleaseCache();
   const remove = (obj: KubeObject) => {
     const records = index.get(releaseOf(obj));
     records?.delete(obj.metadata.uid ?? '');
@@ -58,7 +61,11 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
         if (releaseOf(old) !== releaseOf(obj)) remove(old);
         put(obj);
       },
-      onDelete: remove,
+      // A deleted record (uninstalled, or pruned by --history-max) is never read again: its decoded copy goes too.
+      onDelete: (obj) => {
+        remove(obj);
+        cache.forget(obj.metadata.uid ?? '');
+      },
     });
     byNamespace.set(namespace, informer);
   }
@@ -67,10 +74,10 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
     synced: (namespace) => informerOf(namespace)?.hasSynced() ?? false,
     records: (namespace, release) => [...(index.get(`${namespace}/${release}`)?.values() ?? [])],
   };
-  const cache = new ReleaseCache();
   const reader = new CachedReleaseReader({ kube: o.kube, view, listed: releaseReader(o.kube, cache), cache });
   return {
     reader,
+    cacheStats: () => cache.stats(),
     async run(signal) {
       await Promise.all([...byNamespace.values()].map((i) => i.start(signal)));
     },

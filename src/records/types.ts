@@ -11,6 +11,7 @@ export interface StoredRelease {
 
 /** Reads Helm's release records through the API, without spawning helm. */
 export interface ReleaseReader {
+  /** The release's newest revision and its newest deployed one (helm/history.ts' summarize reads no other). */
   history(
     namespace: string,
     release: string,
