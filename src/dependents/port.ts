@@ -28,7 +28,7 @@ export function dependentsPort(o: DependentsPortOptions): DependentsPort {
   const known = new Map<string, ApiResource>();
   return {
     async afterDeploy(cr, manifest, changed, { signal, log }) {
-      const objects = o.repairer.objectsOf(manifest);
+      const objects = o.repairer.objectsOf(manifest, `${cr.metadata.namespace ?? ''}/${cr.metadata.name}`);
       if (o.watcher) await watchKinds(o.kube, o.watcher, known, objects, signal, log);
       if (!changed) await repairDrift(o, cr, manifest, signal, log);
       if (!o.watcher) return undefined;
@@ -37,6 +37,9 @@ export function dependentsPort(o: DependentsPortOptions): DependentsPort {
       const resources = [...kinds].filter((r): r is ApiResource => r !== undefined);
       await o.watcher.waitForSync(resources, o.syncTimeoutMs ?? 10_000, signal);
       return readinessOf(o.watcher, known, objects, cr.metadata.namespace ?? '');
+    },
+    forget(key) {
+      o.repairer.forget(key);
     },
   };
 }

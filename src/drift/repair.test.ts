@@ -324,6 +324,23 @@ spec:
   });
 });
 
+describe('DriftRepairer.objectsOf', () => {
+  const upgraded = MANIFEST.replace('replicas: 2', 'replicas: 3');
+
+  it("parses a manifest once, and keeps nothing of a CR's superseded manifest or of a forgotten CR", () => {
+    const r = new DriftRepairer({ kube: fakeKube([]).kube });
+    const first = r.objectsOf(MANIFEST, 'team/web');
+    expect(r.objectsOf(MANIFEST, 'team/web')).toBe(first);
+    const second = r.objectsOf(upgraded, 'team/web');
+    expect(second).not.toBe(first);
+    expect(r.objectsOf(upgraded)).toBe(second);
+    // The superseded manifest was dropped: asking for it again parses it again.
+    expect(r.objectsOf(MANIFEST)).not.toBe(first);
+    r.forget('team/web');
+    expect(r.objectsOf(upgraded)).not.toBe(second);
+  });
+});
+
 describe('describeCorrection', () => {
   const base = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name: 'settings' } as const;
 

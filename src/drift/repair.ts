@@ -63,11 +63,14 @@ type ObjectOutcome = DriftCorrection | { readonly unconfirmed: string } | undefi
 export class DriftRepairer {
   readonly #o: DriftRepairOptions;
   /**
-   * Desired objects by the sha256 of their manifest (a release's manifest never changes in place), bounded. Keyed by
+   * Desired objects by the sha256 of their manifest (a release's manifest never changes in place), least recently
+   * used out first beyond MAX_PARSED, a CR's superseded manifest and a deleted CR's at once. Keyed by
    * digest and stored as fresh strings, so that no copy of the manifest stays alive here: the parser's substrings
    * would each keep the whole text.
    */
   readonly #parsed = new Map<string, Record<string, unknown>[]>();
+  /** The digest each CR's release was last parsed at (`namespace/name`): a superseded one is dropped at once. */
+  readonly #digestOf = new Map<string, string>();
   /** What dry runs taught about each desired object, and which object versions need no new question. */
   readonly #confirmer = new DriftConfirmer();
 
@@ -195,16 +198,32 @@ export class DriftRepairer {
   }
 
   /** The manifest's objects, parsed once per manifest text (the dependents port reads their kinds from here). */
-  objectsOf(manifest: string): readonly Record<string, unknown>[] {
+  objectsOf(manifest: string, owner?: string): readonly Record<string, unknown>[] {
     const digest = createHash('sha256').update(manifest).digest('base64');
-    let objs = this.#parsed.get(digest);
-    if (!objs) {
-      objs = JSON.parse(JSON.stringify(manifestObjects(manifest))) as Record<string, unknown>[];
-      if (this.#parsed.size >= MAX_PARSED) this.#parsed.delete(this.#parsed.keys().next().value as string);
-      this.#parsed.set(digest, objs);
+    const objs =
+      this.#parsed.get(digest) ?? (JSON.parse(JSON.stringify(manifestObjects(manifest))) as Record<string, unknown>[]);
+    remember(this.#parsed, digest, objs);
+    if (owner !== undefined) {
+      const before = this.#digestOf.get(owner);
+      if (before !== undefined && before !== digest) this.#parsed.delete(before);
+      remember(this.#digestOf, owner, digest);
     }
     return objs;
   }
+
+  /** Forgets what was parsed for a CR (`namespace/name`) that is gone. */
+  forget(owner: string): void {
+    const digest = this.#digestOf.get(owner);
+    if (digest !== undefined) this.#parsed.delete(digest);
+    this.#digestOf.delete(owner);
+  }
+}
+
+/** Stores `value` as the most recently used entry of `map`, dropping the least recently used beyond MAX_PARSED. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_PARSED) map.delete(map.keys().next().value as string);
 }
 
 async function fetchLive(

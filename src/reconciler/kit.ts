@@ -26,6 +26,7 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
   const forget = (key: string) => {
     outside.forget(key);
     statusRelease.forget(key);
+    options.dependents?.forget(key);
   };
   return {
     ...options,

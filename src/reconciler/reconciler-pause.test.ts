@@ -40,6 +40,7 @@ function world() {
           repairs.push(changed);
           return { status: 'True', reason: 'AllObjectsReady', message: '1 objects ready' };
         },
+        forget: () => {},
       },
     }),
   );

@@ -131,6 +131,7 @@ describe('HelmReconciler', () => {
           changed.push(c);
           return ready;
         },
+        forget: () => {},
       });
       await w.reconcile();
       const status = () => w.cr?.status as HelmAppStatus | undefined;
@@ -150,7 +151,7 @@ describe('HelmReconciler', () => {
     });
 
     it('writes no Ready condition when the dependents are not watched', async () => {
-      const w = world(undefined, undefined, { afterDeploy: async () => undefined });
+      const w = world(undefined, undefined, { afterDeploy: async () => undefined, forget: () => {} });
       await w.reconcile();
       const status = w.cr?.status as HelmAppStatus | undefined;
       expect(status?.conditions.map((c) => c.type)).toEqual(['Initialized', 'Deployed']);

@@ -108,6 +108,8 @@ export interface DependentsPort {
     changed: boolean,
     opts: Signal & { log: Logger },
   ): Promise<ReadyState | undefined>;
+  /** The CR (`namespace/name`) is gone: drop what was kept for its manifest. */
+  forget(key: string): void;
 }
 
 /**
