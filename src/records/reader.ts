@@ -1,6 +1,7 @@
 // The authoritative reader of Helm's release records: a LIST of the release namespace's Secrets labelled
-// owner=helm,name=<release>; the records that matter (relevant.ts) decoded once per resourceVersion (cache.ts). Built by the manager and the cleanup
-// command; cached-reader.ts falls back to it. Never caches Secret data, only the decoded records, within a bound.
+// owner=helm,name=<release>, the records that matter (relevant.ts) decoded once per resourceVersion (cache.ts).
+// Built by the manager and the cleanup command; cached-reader.ts falls back to it. Never caches Secret data, only the
+// decoded records, within a bound.
 import { releaseFromSecret } from '../helm/release.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import { ReleaseCache } from './cache.js';
