@@ -215,13 +215,14 @@ export class RestClient implements KubeClient {
     signal.throwIfAborted();
     await this.#limiter?.take(signal);
     // Started after the rate-limit wait: the deadline covers the server, not our own queue. Cleared once the
-    // response is read (AbortSignal.timeout would keep a timer and its signals alive for the whole timeout).
+    // response is read (AbortSignal.timeout would keep a timer and its signals alive for the whole timeout); like
+    // that one, it does not keep the process alive.
     const deadline = new AbortController();
     const timeout = deadline.signal;
     const timer = setTimeout(
       () => deadline.abort(new DOMException('The request deadline passed', 'TimeoutError')),
       this.#timeoutMs,
-    );
+    ).unref();
     const request: HttpRequest = {
       method,
       path: path + query,
