@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
+import { remember } from '../core/lru.js';
 import { manifestObjects } from '../helm/manifest.js';
 import { unlessNotFound } from '../kube/errors.js';
 import { parseApiVersion } from '../kube/paths.js';
@@ -202,11 +203,11 @@ export class DriftRepairer {
     const digest = createHash('sha256').update(manifest).digest('base64');
     const objs =
       this.#parsed.get(digest) ?? (JSON.parse(JSON.stringify(manifestObjects(manifest))) as Record<string, unknown>[]);
-    remember(this.#parsed, digest, objs);
+    remember(this.#parsed, digest, objs, MAX_PARSED);
     if (owner !== undefined) {
       const before = this.#digestOf.get(owner);
       if (before !== undefined && before !== digest) this.#parsed.delete(before);
-      remember(this.#digestOf, owner, digest);
+      remember(this.#digestOf, owner, digest, MAX_PARSED);
     }
     return objs;
   }
@@ -217,13 +218,6 @@ export class DriftRepairer {
     if (digest !== undefined) this.#parsed.delete(digest);
     this.#digestOf.delete(owner);
   }
-}
-
-/** Stores `value` as the most recently used entry of `map`, dropping the least recently used beyond MAX_PARSED. */
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > MAX_PARSED) map.delete(map.keys().next().value as string);
 }
 
 async function fetchLive(

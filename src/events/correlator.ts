@@ -4,6 +4,7 @@
 // schedules timers or talks to the API.
 
 import { ConfigError } from '../core/errors.js';
+import { remember, touch } from '../core/lru.js';
 import { TokenBucket } from '../core/token-bucket.js';
 
 export interface CorrelatorOptions {
@@ -129,26 +130,5 @@ export class EventCorrelator {
   /** How many objects and distinct events are remembered (each ≤ maxEntries). */
   size(): { readonly objects: number; readonly events: number } {
     return { objects: this.#buckets.size, events: this.#seen.size };
-  }
-}
-
-/** Reads an entry and marks it most recently used. */
-function touch<V>(map: Map<string, V>, key: string): V | undefined {
-  const value = map.get(key);
-  if (value !== undefined) {
-    map.delete(key);
-    map.set(key, value);
-  }
-  return value;
-}
-
-/** Stores an entry as most recently used, evicting the least recently used beyond `max`. */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  while (map.size > max) {
-    const oldest = map.keys().next();
-    if (oldest.done === true) break;
-    map.delete(oldest.value);
   }
 }

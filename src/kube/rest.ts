@@ -2,6 +2,7 @@
 // rate limit and request timeout. Built by kube/client.ts around a Send; unit tests can pass their own Send.
 // Must never pass objects through a typed serializer (unknown fields must survive) and never put bodies in errors.
 
+import { deadline } from '../core/deadline.js';
 import { KubeApiError, KubeTransportError, kubeApiError, NotFoundError } from './errors.js';
 import type { HttpRequest, HttpResponse, Send } from './http.js';
 import { LineSplitter } from './ndjson.js';
@@ -214,19 +215,12 @@ export class RestClient implements KubeClient {
     const operation = `${method} ${path}`;
     signal.throwIfAborted();
     await this.#limiter?.take(signal);
-    // Started after the rate-limit wait: the deadline covers the server, not our own queue. Cleared once the
-    // response is read (AbortSignal.timeout would keep a timer and its signals alive for the whole timeout); like
-    // that one, it does not keep the process alive.
-    const deadline = new AbortController();
-    const timeout = deadline.signal;
-    const timer = setTimeout(
-      () => deadline.abort(new DOMException('The request deadline passed', 'TimeoutError')),
-      this.#timeoutMs,
-    ).unref();
+    // Started after the rate-limit wait: the deadline covers the server, not our own queue.
+    const timeout = deadline(this.#timeoutMs);
     const request: HttpRequest = {
       method,
       path: path + query,
-      signal: AbortSignal.any([signal, timeout]),
+      signal: AbortSignal.any([signal, timeout.signal]),
       ...(body === undefined ? {} : { body }),
       headers: {
         ...(body === undefined ? {} : { 'Content-Type': contentType }),
@@ -237,12 +231,12 @@ export class RestClient implements KubeClient {
       const response = await this.#open(request, operation);
       return decodeJson<T>(await response.text(), operation);
     } catch (err) {
-      if (timeout.aborted && !signal.aborted && !(err instanceof KubeApiError)) {
+      if (timeout.signal.aborted && !signal.aborted && !(err instanceof KubeApiError)) {
         throw new KubeTransportError(`no complete response within ${this.#timeoutMs} ms`, { operation, cause: err });
       }
       throw this.#mapFailure(err, signal, operation);
     } finally {
-      clearTimeout(timer);
+      timeout.clear();
     }
   }
 
