@@ -176,6 +176,7 @@ async function run(argv: readonly string[]): Promise<number> {
         reconcilePeriodMs: opts.reconcilePeriodMs,
         maxConcurrentReconciles: opts.maxConcurrentReconciles,
         uninstallBatch: opts.maxUninstallBatch,
+        inProcessUninstall: opts.inProcessUninstall ? { helmMajor: helmVersion.major } : undefined,
         kube: kube.client,
         helm,
         render: (p) => helm.template(p),

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   HELM_OUTPUT_INVALID: 'helm printed unreadable JSON',
   HELM_RELEASE_DECODE: 'a release Secret cannot be decoded',
   HELM_MANIFEST_INVALID: 'a deployed release manifest cannot be parsed',
+  UNINSTALL_FAILED:
+    'the in-process uninstall could not delete objects or records of a release; names each, with the API error',
   KUBE_NOT_FOUND: 'API error 404',
   KUBE_CONFLICT: 'API error 409 (a stale resourceVersion)',
   KUBE_ALREADY_EXISTS: 'API error 409 AlreadyExists',

@@ -90,6 +90,13 @@ describe('releaseFromSecret', () => {
     expect(() => releaseFromSecret(secret)).toThrow(`label "${label}" disagrees`);
   });
 
+  it('lists the events of its hooks once each, and none for a release without hooks', () => {
+    const hook = (events: string[]) => ({ name: 'h', kind: 'Job', path: 'demo/templates/h.yaml', events });
+    const hooked = { ...releaseJson(), hooks: [hook(['pre-delete', 'post-install']), hook(['pre-delete'])] };
+    expect(releaseFromSecret(releaseSecret(hooked)).hookEvents).toEqual(['pre-delete', 'post-install']);
+    expect(releaseFromSecret(releaseSecret(releaseJson())).hookEvents).toBeUndefined();
+  });
+
   it('names the Secret as namespace/name in errors', () => {
     const secret = { ...releaseSecret(releaseJson({ namespace: 'apps' })), data: { release: '!!!' } };
     expect(() => releaseFromSecret(secret)).toThrow(`Helm release secret apps/${SECRET_NAME}:`);

@@ -139,7 +139,7 @@ function toRelease(json: unknown, secret: string | undefined): Release {
     throw new ReleaseDecodeError(`release JSON ${what}`, { secret });
   };
   if (!isRecord(json)) return fail('is not an object');
-  const { name, namespace, version, info, chart, config, manifest, apply_method: applyMethod } = json;
+  const { name, namespace, version, info, chart, config, manifest, apply_method: applyMethod, hooks } = json;
   if (typeof name !== 'string' || name === '') return fail('has no "name"');
   if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {
     return fail('has a non-string "namespace"');
@@ -173,7 +173,18 @@ function toRelease(json: unknown, secret: string | undefined): Release {
     config: isRecord(config) ? config : {},
     manifest: typeof manifest === 'string' ? manifest : '',
     ...optionalString('applyMethod', applyMethod),
+    ...hookEventsOf(hooks),
   };
+}
+
+/** The events of the release's hooks, each once (`hookEvents`), or nothing when it has none. */
+function hookEventsOf(hooks: unknown): { hookEvents?: readonly string[] } {
+  if (!Array.isArray(hooks)) return {};
+  const events = new Set<string>();
+  for (const h of hooks) {
+    if (isRecord(h) && Array.isArray(h.events)) for (const e of h.events) if (typeof e === 'string') events.add(e);
+  }
+  return events.size === 0 ? {} : { hookEvents: [...events] };
 }
 
 function optionalString<K extends string>(key: K, value: unknown): { [P in K]?: string } {

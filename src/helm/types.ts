@@ -47,6 +47,8 @@ export interface Release {
   readonly manifest: string;
   /** How helm 4 applied it: `ssa` (server-side apply) or `csa` (client-side, as helm 3); absent from helm 3. */
   readonly applyMethod?: string;
+  /** The events its hooks run on (`pre-delete`, `post-install`, …), each once; absent when it has no hooks. */
+  readonly hookEvents?: readonly string[];
 }
 
 /** A field the API server warned it does not know (and dropped), and the release objects that hold it. */

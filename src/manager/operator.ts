@@ -25,6 +25,7 @@ import { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseInformers } from '../records/informers.js';
 import { ValuesFromWatch } from '../references/values-from-watch.js';
+import { Uninstaller } from '../uninstall/uninstaller.js';
 import { runGroup } from './group.js';
 import { processHelm } from './process-helm.js';
 import { watchReconciler } from './reconciler.js';
@@ -39,6 +40,11 @@ export interface OperatorOptions {
   readonly maxConcurrentReconciles: number;
   /** Releases one `helm uninstall` takes at most (--max-uninstall-batch; 1: one each). @default 50 */
   readonly uninstallBatch?: number;
+  /**
+   * Uninstall releases with the operator's own API client (uninstall/uninstaller.ts), standing in for this helm major
+   * (--in-process-uninstall); what it declines runs `helm uninstall`. @default none: every uninstall runs helm
+   */
+  readonly inProcessUninstall?: { readonly helmMajor: number } | undefined;
   readonly kube: KubeClient;
   /** The real helm adapter; the operator puts the process-wide middlewares around it (process-helm.ts). */
   readonly helm: HelmClient;
@@ -104,6 +110,14 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     records: records.reader,
     ...(o.helmMiddlewares ? { middlewares: o.helmMiddlewares } : {}),
   });
+  const uninstaller =
+    o.inProcessUninstall &&
+    new Uninstaller({
+      kube: o.kube,
+      helmMajor: o.inProcessUninstall.helmMajor,
+      cachedRecords: (namespace, release) => records.reader.cachedRecords(namespace, release),
+      observe: (namespace, release, outcome) => records.reader.observe(namespace, release, outcome),
+    });
   // Reconciles the CRs whose values-from ConfigMaps and Secrets change (watches only the referenced ones).
   const valuesFrom = new ValuesFromWatch({ kube: o.kube, clock: o.clock, logger: o.logger, signal });
   for (const watch of o.watches) {
@@ -145,6 +159,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
           .map((cr) => cr as unknown as CustomResource),
       uninstallBatch: o.uninstallBatch,
       uninstallLanes: workers,
+      uninstaller: uninstaller || undefined,
       postRender: o.postRender ?? false,
       clock: o.clock,
       logger,

@@ -24,6 +24,7 @@ import type { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseReader } from '../records/reader.js';
 import type { ReleaseReader } from '../records/types.js';
+import type { Uninstaller } from '../uninstall/uninstaller.js';
 
 export interface WatchReconcilerOptions {
   readonly watch: Watch;
@@ -53,6 +54,8 @@ export interface WatchReconcilerOptions {
   readonly uninstallBatch?: number | undefined;
   /** The controller's workers, over which batches share the releases being deleted. @default 1 */
   readonly uninstallLanes?: number | undefined;
+  /** Uninstalls without a helm process what it can (uninstall/uninstaller.ts). @default none: helm each time */
+  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'> | undefined;
   /** The watch's chart rollout gate (operator.ts builds it, and wakes held CRs through the controller). */
   readonly chartRollout?: ChartRolloutGate | undefined;
   /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
@@ -100,6 +103,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     ...(o.deletingCrs ? { deletingCrs: o.deletingCrs } : {}),
     ...(o.uninstallBatch === undefined ? {} : { uninstallBatch: o.uninstallBatch }),
     ...(o.uninstallLanes === undefined ? {} : { uninstallLanes: o.uninstallLanes }),
+    ...(o.uninstaller ? { uninstaller: o.uninstaller } : {}),
     clock: o.clock,
     logger,
   });

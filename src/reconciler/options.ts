@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/types.js';
 import type { ReleaseReader } from '../records/types.js';
+import type { Uninstaller } from '../uninstall/uninstaller.js';
 import type { BackoffPolicy } from './classify.js';
 import type { OutsideObjectMemo, OutsideRef } from './deletion/orphans.js';
 import type { ReferenceReader } from './inputs/values-from.js';
@@ -73,6 +74,11 @@ export interface HelmReconcilerOptions {
    * that each worker's helm gets about as many and none is left with the tail alone. @default 1
    */
   readonly uninstallLanes?: number;
+  /**
+   * Uninstalls releases without a helm process (uninstall/uninstaller.ts); what it declines goes to `helm uninstall`.
+   * @default none: every uninstall runs helm
+   */
+  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'>;
   /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
   readonly chartRollout?: ChartRolloutGate | undefined;
   readonly clock: Clock;

@@ -128,6 +128,23 @@ describe('CachedReleaseReader', () => {
     expect(w.calls).toEqual(['LIST']);
   });
 
+  it('hands out every cached record of a release only while the cache is synced and shows what our helm did', async () => {
+    const w = world([secret(1, 'superseded', '10'), secret(2, 'deployed', '11')]);
+    expect(w.reader.cachedRecords('apps', 'web')?.map((r) => r.metadata.name)).toEqual([
+      'sh.helm.release.v1.web.v1',
+      'sh.helm.release.v1.web.v2',
+    ]);
+    w.reader.observe('apps', 'web', { version: 3, status: 'deployed' }); // our helm upgraded it; the watch lags
+    expect(w.reader.cachedRecords('apps', 'web')).toBeUndefined();
+    w.reader.observe('apps', 'web', 'unknown');
+    expect(w.reader.cachedRecords('apps', 'web')).toBeUndefined();
+    w.reader.observe('apps', 'web', { version: 2, status: 'deployed' });
+    expect(w.reader.cachedRecords('apps', 'web')?.length).toBe(2);
+    w.state.synced = false;
+    expect(w.reader.cachedRecords('apps', 'web')).toBeUndefined();
+    expect(w.calls).toEqual([]);
+  });
+
   it('after a failed helm call, or an uninstall the cache still shows, reads with a LIST', async () => {
     const w = world([secret(1, 'deployed', '10')]);
     const failing = chain(

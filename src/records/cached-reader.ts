@@ -68,6 +68,19 @@ export class CachedReleaseReader implements ReleaseReader {
     return listed;
   }
 
+  /**
+   * The metadata of the release's records as the informer shows them, or undefined when that view is not to be
+   * trusted (not synced, or behind what this operator's own helm last did to the release). For the in-process
+   * uninstall, which LISTs them instead then.
+   */
+  cachedRecords(namespace: string, release: string): readonly KubeObject[] | undefined {
+    const key = `${namespace}/${release}`;
+    if (!this.#o.view.synced(namespace)) return undefined;
+    const known = this.#gone.has(key) ? 'gone' : this.#known.get(key);
+    const records = this.#o.view.records(namespace, release);
+    return known !== 'unknown' && covers(relevantRecords(records), known) ? records : undefined;
+  }
+
   /** After this operator's helm acted on a release: its result, 'gone' after an uninstall, 'unknown' after a failure. */
   observe(namespace: string, release: string, outcome: Known | AppliedRelease): void {
     this.#remember(

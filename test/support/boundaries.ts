@@ -16,7 +16,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 export const LAYERS: readonly (readonly string[])[] = [
   ['', 'core', 'status', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)
   ['kube', 'helm', 'config'],
-  ['cache', 'records', 'events', 'leader', 'drift', 'ownership', 'readiness', 'server', 'controller'],
+  ['cache', 'records', 'uninstall', 'events', 'leader', 'drift', 'ownership', 'readiness', 'server', 'controller'],
   ['observability', 'reconciler'],
   ['dependents', 'references'],
   ['deploy', 'scaffold'],

@@ -18,6 +18,8 @@ export interface RunOptions extends ShardFlags {
   readonly maxConcurrentReconciles: number;
   /** Releases one `helm uninstall` process takes at most when several CRs are being deleted (1: one each). */
   readonly maxUninstallBatch: number;
+  /** --in-process-uninstall: uninstall with the operator's own API client what helm need not run (default true). */
+  readonly inProcessUninstall: boolean;
   readonly metricsBindAddress: string;
   readonly healthProbeBindAddress: string;
   /** Serve /metrics over HTTPS. */
@@ -74,6 +76,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'zap-time-encoding': { kind: 'string' },
   'suppress-override-values': { kind: 'bool' },
   'helm-openapi-validation': { kind: 'bool' },
+  'in-process-uninstall': { kind: 'bool' },
   'status-manifest': { kind: 'string' },
   'enable-http2': { kind: 'bool', notYet: true },
   'metrics-secure': { kind: 'bool' },
@@ -162,6 +165,7 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     reconcilePeriodMs: periodMs,
     maxConcurrentReconciles: Number(maxConc),
     maxUninstallBatch: Number(maxBatch),
+    inProcessUninstall: seen.get('in-process-uninstall') !== false,
     metricsBindAddress: str('metrics-bind-address', str('metrics-addr', ':8080')),
     healthProbeBindAddress: str('health-probe-bind-address', ':8081'),
     metricsSecure,
@@ -225,6 +229,9 @@ Flags (operator-sdk helm-operator names and defaults):
   --max-concurrent-reconciles int    reconciles in parallel per watched kind (default: number of CPUs)
   --max-uninstall-batch int          releases one helm uninstall takes when several CRs of a namespace are being
                                      deleted; 1 uninstalls each in its own helm process (default 50)
+  --in-process-uninstall             uninstall a release with the operator's own API client, as helm's uninstall
+                                     does, without a helm process; releases with delete hooks still run helm
+                                     uninstall (default true; false: helm uninstall for every release)
   --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
   --helm-openapi-validation          keep helm's client-side OpenAPI validation on install and upgrade (default
                                      false: --disable-openapi-validation; the API server validates, and its

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { FakeHelm, helmCommandError } from '../../../test/fakes/helm.js';
 import { CrShelf, nginxCr, reconcilerOptions } from '../../../test/fakes/reconciler.js';
 import { FINALIZER } from '../../finalizers/finalizers.js';
-import type { UninstallParams } from '../../helm/types.js';
+import type { Release, UninstallParams } from '../../helm/types.js';
 import { NotFoundError } from '../../kube/errors.js';
 import type { StoredRelease } from '../../records/types.js';
+import { UninstallFailedError } from '../../uninstall/errors.js';
+import type { UninstallOutcome, UninstallRequest } from '../../uninstall/uninstaller.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { HelmReconciler } from '../reconciler.js';
 import type { CustomResource, HelmAppStatus } from '../types.js';
@@ -280,6 +282,62 @@ describe('a deletion pass with other CRs of its namespace being deleted', () => 
     w.helm.on('uninstall', (p: UninstallParams) => expect(p.also).toBeUndefined());
     await w.reconcile('web');
     expect(w.uninstalls()).toEqual(['web']);
+  });
+});
+
+describe('a deletion pass that uninstalls in-process', () => {
+  /** An uninstaller that takes releases except `declined`, fails `failing`, and records what it uninstalled. */
+  const uninstaller = (done: string[], { declined = [] as string[], failing = [] as string[] } = {}) => ({
+    takes: (n: Release) => !declined.includes(n.name),
+    uninstall: async (r: UninstallRequest): Promise<UninstallOutcome> => {
+      if (failing.includes(r.newest.name)) throw new UninstallFailedError(`failed to delete release ${r.newest.name}`);
+      done.push(r.newest.name);
+      return 'uninstalled';
+    },
+  });
+
+  it('uninstalls the others it takes beside its own, finishes each, and leaves the rest to helm', async () => {
+    const done: string[] = [];
+    const crs = ['web', 'api', 'db', 'hooked'].map((n) => deleting(n));
+    const w = world(crs, { uninstaller: uninstaller(done, { declined: ['hooked'] }) });
+    w.helm.on('uninstall', () => undefined);
+    expect(await w.reconcile('web')).toEqual({});
+    expect(done.sort()).toEqual(['api', 'db', 'web']);
+    for (const name of ['web', 'api', 'db']) await expect.poll(() => w.shelf.get('apps', name)).toBeUndefined();
+    expect(w.events.sort()).toEqual([
+      'api Normal UninstallSucceeded',
+      'db Normal UninstallSucceeded',
+      'web Normal UninstallSucceeded',
+    ]);
+    expect(w.uninstalls()).toEqual([]); // no helm process
+    // The one it declines goes to helm on its own pass, without the others.
+    await w.reconcile('hooked');
+    expect(w.uninstalls()).toEqual(['hooked']);
+  });
+
+  it('leaves a member that fails to its own pass, which reports it; the others are finished', async () => {
+    const done: string[] = [];
+    const w = world(
+      ['web', 'api', 'db'].map((n) => deleting(n)),
+      { uninstaller: uninstaller(done, { failing: ['api'] }) },
+    );
+    expect(await w.reconcile('web')).toEqual({});
+    for (const name of ['web', 'db']) await expect.poll(() => w.shelf.get('apps', name)).toBeUndefined();
+    expect(w.shelf.get('apps', 'api')?.metadata.finalizers).toEqual([FINALIZER]);
+    expect(w.condition('api', 'ReleaseFailed')).toBeUndefined();
+    await expect(w.reconcile('api')).rejects.toMatchObject({ code: 'UNINSTALL_FAILED' });
+    expect(w.condition('api', 'ReleaseFailed')).toMatchObject({ status: 'True', reason: 'UninstallError' });
+  });
+
+  it("reports its own release's failure after finishing the members it uninstalled", async () => {
+    const done: string[] = [];
+    const w = world(
+      ['web', 'api'].map((n) => deleting(n)),
+      { uninstaller: uninstaller(done, { failing: ['web'] }) },
+    );
+    await expect(w.reconcile('web')).rejects.toMatchObject({ code: 'UNINSTALL_FAILED' });
+    await expect.poll(() => w.shelf.get('apps', 'api')).toBeUndefined();
+    expect(w.condition('web', 'ReleaseFailed')).toMatchObject({ reason: 'UninstallError' });
   });
 });
 

@@ -7,6 +7,7 @@
 import { errFields } from '../../core/error-fields.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { summarize } from '../../helm/history.js';
+import type { Release } from '../../helm/types.js';
 import { releaseOptions } from '../inputs/annotations.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import type { RunStart } from '../run.js';
@@ -43,6 +44,8 @@ export interface UninstallBatchOptions
 export interface BatchMember {
   readonly key: string;
   readonly cr: CustomResource;
+  /** Its release's newest record, as read when it was picked. */
+  readonly newest: Release;
 }
 
 /** The key deletion.ts holds a release by in the in-flight set (`ns/name`, `/name` for a cluster-scoped CR). */
@@ -84,12 +87,13 @@ export class UninstallBatches {
   }
 
   /**
-   * The CRs `r`'s helm process may uninstall too, oldest deletion first: of its namespace, being deleted with our
-   * finalizer, a release of this chart on record, the same hook and timeout options as `r`, no uninstall-wait (its
-   * requeue belongs to its own pass), no invalid annotation (its own pass warns about it), no failed uninstall
-   * (its own pass retries it on its backoff), none held or in flight.
+   * The CRs `r`'s pass may uninstall too (in its helm process, or in-process beside it), oldest deletion first: of
+   * its namespace, being deleted with our finalizer, a release of this chart on record whose newest record `wants`
+   * (the same way of uninstalling as `r`'s), the same hook and timeout options as `r`, no uninstall-wait (its requeue
+   * belongs to its own pass), no invalid annotation (its own pass warns about it), no failed uninstall (its own pass
+   * retries it on its backoff), none held or in flight.
    */
-  async pick(r: RunStart): Promise<BatchMember[]> {
+  async pick(r: RunStart, wants: (newest: Release) => boolean): Promise<BatchMember[]> {
     const cap = this.#o.uninstallBatch ?? DEFAULT_UNINSTALL_BATCH;
     if (cap < 2 || !this.#o.deletingCrs) return [];
     if (this.#alone.has(r.cr.metadata.uid ?? '')) return [];
@@ -118,23 +122,25 @@ export class UninstallBatches {
     for (const cr of candidates) {
       if (members.length >= limit) break;
       const history = await this.#o.releases.history(r.namespace, cr.metadata.name, { signal: r.signal });
-      if (summarize(history.map((h) => h.release)).latest?.chart.name !== this.#o.chartName) continue;
-      members.push({ key: keyOf(cr), cr });
+      const newest = summarize(history.map((h) => h.release)).latest;
+      if (newest?.chart.name !== this.#o.chartName || !wants(newest)) continue;
+      members.push({ key: keyOf(cr), cr, newest });
     }
     return members;
   }
 
   /**
-   * Runs `uninstall` (one helm process for `r` and `members`) with the members held, and finishes each member as helm
-   * reports its release gone (`onGone`, while helm goes on with the others); when helm ends, those it reported gone
-   * and not yet finished: all of them when it resolves, those listed on its error otherwise (none after an abort).
+   * Runs `uninstall` (one helm process for `r` and `members`, or their in-process uninstalls) with the members held,
+   * and finishes each member as it reports its release gone (`onGone`, while it goes on with the others); when it
+   * ends, those it reported gone and not yet finished: those it resolves with (all of them when it resolves with
+   * nothing), those listed on its error otherwise (none after an abort).
    * They finish while the pass goes on (its worker takes the next CR), each held until finished so that no pass of
    * its own runs helm in between; the others are let go at once.
    */
   async together(
     r: RunStart,
     members: readonly BatchMember[],
-    uninstall: (onGone: (release: string) => void) => Promise<void>,
+    uninstall: (onGone: (release: string) => void) => Promise<readonly string[] | undefined>,
     gone: (err: unknown) => readonly string[],
   ): Promise<void> {
     for (const m of members) this.#hold(m.key);
@@ -156,7 +162,7 @@ export class UninstallBatches {
     let done: readonly string[] = members.map((m) => m.cr.metadata.name);
     let failure: unknown;
     try {
-      await uninstall(onGone);
+      done = (await uninstall(onGone)) ?? done;
     } catch (err) {
       failure = err;
       done = r.signal.aborted ? [] : gone(err);

@@ -21,6 +21,7 @@ import { manifestToWaitFor } from '../status/status-manifest.js';
 import { StatusUpdater } from '../status/updater.js';
 import type { HelmAppStatus } from '../types.js';
 import { CLAIMED_REQUEUE_MS, UninstallBatches } from './batch.js';
+import { type InProcessResult, uninstallInProcess } from './in-process.js';
 import { type OutsideObjectMemo, outsideObjectsOrNone } from './orphans.js';
 
 /** helm uninstall's words when the release has no records (any more). */
@@ -46,6 +47,7 @@ export interface ReleaseDeletionOptions
     | 'deletingCrs'
     | 'uninstallBatch'
     | 'uninstallLanes'
+    | 'uninstaller'
   > {
   /** What each CR's release put outside its namespace, remembered by the reconciler while it was deployed. */
   readonly outside: OutsideObjectMemo;
@@ -140,7 +142,10 @@ export class ReleaseDeletion {
       const message = `Release ${release} belongs to chart ${JSON.stringify(owner)}; left it installed`;
       log.warn({ release, chart: owner }, 'Release of another chart left alone');
       this.#o.events.event(cr, 'Warning', 'ReleaseConflict', message);
-    } else if (history.length > 0 && (await this.#helmUninstall(r, key, updater))) {
+    } else if (
+      history.length > 0 &&
+      ((await this.#inProcess(r, key, history)) ?? (await this.#helmUninstall(r, key, updater)))
+    ) {
       log.info({ release }, 'Uninstalled release');
       this.#o.events.event(cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
     } else {
@@ -164,6 +169,37 @@ export class ReleaseDeletion {
   }
 
   /**
+   * The in-process uninstall (uninstall/uninstaller.ts), with the releases of other CRs being deleted beside it that
+   * it takes too (in-process.ts): true once done, false when no record was left after all (as `helm uninstall`'s
+   * "release: not found"), undefined when it leaves the release to helm (delete hooks, say).
+   */
+  async #inProcess(r: DeletionRequest, key: string, history: readonly StoredRelease[]): Promise<boolean | undefined> {
+    const newest = summarize(history.map((h) => h.release)).latest;
+    const uninstaller = this.#o.uninstaller;
+    const disableHooks = r.annotations.options.uninstallDisableHooks;
+    if (!uninstaller || !newest || !uninstaller.takes(newest, disableHooks)) return undefined;
+    const members = await this.#batches.pick(r, (n) => uninstaller.takes(n, disableHooks));
+    let result: InProcessResult | undefined;
+    await whileInFlight(this.#o.inFlight, key, () =>
+      this.#batches.together(
+        r,
+        members,
+        async (onGone) => {
+          result = await uninstallInProcess({ uninstaller, r, newest, members, onGone });
+          return result.gone;
+        },
+        () => [],
+      ),
+    );
+    const own = result?.own ?? 'not-found';
+    if (typeof own === 'object' && 'error' in own) throw own.error;
+    if (own === 'uninstalled') r.log.debug({ release: r.name }, 'Uninstalled without helm');
+    if (own === 'uninstalled' || own === 'not-found') return own === 'uninstalled';
+    r.log.debug({ release: r.name, reason: own.declined }, 'Uninstalling with helm');
+    return undefined;
+  }
+
+  /**
    * `helm uninstall`, with the releases of other CRs being deleted beside it (batch.ts); false when helm found no
    * release after all: its records went between our read and helm's (a namespace being deleted takes them), which is
    * "already uninstalled", as operator-sdk treats it. A member helm did not get to is left to its own pass.
@@ -175,7 +211,8 @@ export class ReleaseDeletion {
     // The CR's --timeout (uninstall hooks wait too); a slow uninstall shows as an event and Reconciling.
     const run = { ...r, updater, now: () => this.#o.clock.now(), note: this.#note(cr) };
     const helm = reconcileHelm({ helm: this.#o.helm, run, timeoutMs: options.helmTimeoutMs, clock: this.#o.clock });
-    const members = await this.#batches.pick(r);
+    const uninstaller = this.#o.uninstaller;
+    const members = await this.#batches.pick(r, (n) => !uninstaller?.takes(n, options.uninstallDisableHooks));
     const also = members.map((m) => m.cr.metadata.name);
     const disableHooks = options.uninstallDisableHooks;
     const gone = (err: unknown) => (err instanceof HelmCommandError ? (err.failure.uninstalled ?? []) : []);
@@ -184,14 +221,16 @@ export class ReleaseDeletion {
         this.#batches.together(
           r,
           members,
-          (onUninstalled) =>
-            helm.uninstall({
+          async (onUninstalled) => {
+            await helm.uninstall({
               release,
               namespace,
               disableHooks,
               signal,
               ...(also.length ? { also, onUninstalled } : {}),
-            }),
+            });
+            return undefined;
+          },
           gone,
         ),
       );
