@@ -29,7 +29,11 @@ describe.each(cases)('the helm children of the operator %s', (_, env, expected) 
 
   const f = useOperatorFixture({
     namespaces: ['op-helm-env'],
-    operator: () => ({ env: { ...env, HELM_BINARY: wrapper, ENV_TEST_LOG: log } }),
+    // The uninstall goes to helm too (a release without delete hooks is otherwise uninstalled in-process).
+    operator: () => ({
+      args: ['--in-process-uninstall=false'],
+      env: { ...env, HELM_BINARY: wrapper, ENV_TEST_LOG: log },
+    }),
   });
   f.onFinalCleanup(async () => rmSync(dir, { recursive: true, force: true }));
 

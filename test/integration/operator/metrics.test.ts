@@ -25,9 +25,15 @@ describe('the operator, with metrics and probes on', () => {
   const f = useOperatorFixture({
     kinds: ['Observed'],
     namespaces: ['op-metrics'],
-    // No periodic requeue, so a finished install counts as result="success" rather than "requeue_after".
+    // No periodic requeue, so a finished install counts as result="success" rather than "requeue_after"; the
+    // uninstall goes to helm, whose calls the helm metrics time (an in-process one runs no helm).
     operator: () => ({
-      args: ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--reconcile-period=0'],
+      args: [
+        '--metrics-bind-address=127.0.0.1:0',
+        '--health-probe-bind-address=127.0.0.1:0',
+        '--reconcile-period=0',
+        '--in-process-uninstall=false',
+      ],
     }),
   });
   beforeAll(() => {
