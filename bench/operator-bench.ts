@@ -53,6 +53,7 @@
 //                                (default: --disable-openapi-validation, the cheapest helm that does the same work)
 //   BENCH_LOG=                   also write the operator's log lines to this file
 //   BENCH_NODE_OPTIONS=          Node flags added to the image's for the operator (e.g. --cpu-prof --cpu-prof-dir=D)
+//   BENCH_OPERATOR_ARGS=         more flags for the operator, space-separated (e.g. --in-process-uninstall=false)
 //   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
 //   TESTENV_NODES=0              fake nodes on the plane (default 0 here: no pods run, as in the published figures)
 // Ctrl-C (or SIGTERM) stops the operator and the control plane; a second Ctrl-C exits at once, and testenv's

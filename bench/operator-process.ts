@@ -53,6 +53,7 @@ export function startOperator(o: StartOperatorOptions): Operator {
   ];
   if (o.maxConcurrent) args.push(`--max-concurrent-reconciles=${o.maxConcurrent}`);
   args.push(...(o.extraArgs ?? []));
+  args.push(...(o.env.BENCH_OPERATOR_ARGS ?? '').split(/\s+/).filter(Boolean)); // e.g. --in-process-uninstall=false
   const helmCalls: string[] = [];
   const stats: Operator['stats'] = {
     reconciles: new Map(),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Release } from '../helm/types.js';
-import { planUninstall } from './plan.js';
+import { hasDeleteHooksToRun, planUninstall } from './plan.js';
 
 function doc(kind: string, name: string, extra = ''): string {
   const apiVersion =
@@ -83,6 +83,13 @@ describe('planUninstall', () => {
     expect(names(planUninstall(hooked, { disableHooks: true, helmMajor: 3 }))).toEqual([['ConfigMap/a']]);
     const installOnly = release(doc('ConfigMap', 'a'), { hookEvents: ['post-install'] });
     expect(planUninstall(installOnly, { disableHooks: false, helmMajor: 3 }).inProcess).toBe(true);
+  });
+
+  it('tells a release with delete hooks to run from one without, or with its hooks disabled', () => {
+    expect(hasDeleteHooksToRun(release('', { hookEvents: ['post-delete'] }), false)).toBe(true);
+    expect(hasDeleteHooksToRun(release('', { hookEvents: ['post-delete'] }), true)).toBe(false);
+    expect(hasDeleteHooksToRun(release('', { hookEvents: ['pre-install', 'test'] }), false)).toBe(false);
+    expect(hasDeleteHooksToRun(release(''), false)).toBe(false);
   });
 
   it('leaves a manifest it cannot read to helm, which reports it', () => {

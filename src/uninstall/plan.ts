@@ -72,9 +72,14 @@ export interface PlanOptions {
   readonly helmMajor: number;
 }
 
+/** True when `helm uninstall` would run hooks of `newest` (pre-delete, post-delete): only helm runs them. */
+export function hasDeleteHooksToRun(newest: Release, disableHooks: boolean): boolean {
+  return !disableHooks && (newest.hookEvents?.some((e) => DELETE_HOOKS.has(e)) ?? false);
+}
+
 /** The plan for uninstalling `newest`, the release's newest record. */
 export function planUninstall(newest: Release, o: PlanOptions): UninstallPlan {
-  if (!o.disableHooks && newest.hookEvents?.some((e) => DELETE_HOOKS.has(e))) {
+  if (hasDeleteHooksToRun(newest, o.disableHooks)) {
     return { inProcess: false, reason: 'the release has delete hooks to run' };
   }
   // helm purges the records of an uninstalled (kept) release without touching its objects.

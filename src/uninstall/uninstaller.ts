@@ -11,7 +11,7 @@ import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { SECRETS } from '../records/reader.js';
 import { UninstallFailedError } from './errors.js';
-import { planUninstall } from './plan.js';
+import { hasDeleteHooksToRun, planUninstall } from './plan.js';
 
 export interface UninstallerOptions {
   readonly kube: Pick<KubeClient, 'list' | 'discover' | 'get' | 'delete'>;
@@ -57,9 +57,12 @@ export class Uninstaller {
     this.#o = options;
   }
 
-  /** True when uninstall() would take `newest` (it may still decline once it reads the records and kinds). */
+  /**
+   * True when uninstall() would take `newest`: it has no delete hooks to run. (It may still decline once it reads the
+   * manifest, the records and the kinds.) Cheap: the deletion flow asks it of every candidate of a batch.
+   */
   takes(newest: Release, disableHooks: boolean): boolean {
-    return planUninstall(newest, { disableHooks, helmMajor: this.#o.helmMajor }).inProcess;
+    return !hasDeleteHooksToRun(newest, disableHooks);
   }
 
   async uninstall(r: UninstallRequest): Promise<UninstallOutcome> {

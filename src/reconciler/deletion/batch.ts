@@ -1,8 +1,8 @@
-// Uninstall batches: the helm process of one deletion pass also uninstalls the releases of other CRs being deleted
-// beside it (helm takes several names), so that deleting many CRs costs a few helm processes, not one each. Picks the
-// members (its worker's share), claims them while helm runs, and finishes each one as helm reports it gone, exactly
-// as its own pass would.
-// Called by deletion.ts; never touches a CR helm did not report uninstalled (its own pass then retries it alone).
+// Uninstall batches: one deletion pass also uninstalls the releases of other CRs being deleted beside it, in its helm
+// process (helm takes several names) or in-process beside its own, so that deleting many CRs costs a few helm
+// processes, not one each, and is not held to one release per worker at a time. Picks the members (its worker's
+// share), claims them while they run, and finishes each one as it is reported gone, exactly as its own pass would.
+// Called by deletion.ts; never touches a CR not reported uninstalled (its own pass then retries it alone).
 
 import { errFields } from '../../core/error-fields.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';

@@ -1,5 +1,6 @@
-// The deletion half of a reconcile, operator-sdk style: uninstall the CR's release, in one helm process with those of
-// other CRs being deleted (batch.ts), or, when its records are gone, delete what it left outside the namespace;
+// The deletion half of a reconcile, operator-sdk style: uninstall the CR's release, in-process (in-process.ts) or
+// else in one helm process, with those of other CRs being deleted beside it (batch.ts), or, when its records are
+// gone, delete what it left outside the namespace;
 // optionally wait for its objects (uninstall-wait), then write the uninstalled status and drop the finalizer. Built by
 // kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never uninstalls a release of another chart.
 
