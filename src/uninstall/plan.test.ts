@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { releaseRecord } from '../../test/fakes/helm.js';
 import type { Release } from '../helm/types.js';
 import { hasDeleteHooksToRun, planUninstall } from './plan.js';
 
@@ -13,15 +14,7 @@ function doc(kind: string, name: string, extra = ''): string {
 }
 
 function release(manifest: string, more: Partial<Release> = {}): Release {
-  return {
-    name: 'web',
-    namespace: 'ns',
-    version: 2,
-    info: { status: 'deployed' },
-    chart: { name: 'demo', version: '0.1.0' },
-    manifest,
-    ...more,
-  };
+  return releaseRecord({ namespace: 'ns', version: 2, manifest, ...more });
 }
 
 const names = (plan: ReturnType<typeof planUninstall>) =>

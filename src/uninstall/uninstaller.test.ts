@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { releaseRecord } from '../../test/fakes/helm.js';
 import { configMaps, deployments, FakeKubeApi, secrets } from '../../test/fakes/kube-api.js';
 import { silentLogger } from '../core/logger.js';
 import type { Release } from '../helm/types.js';
@@ -20,15 +21,7 @@ const OWNED = {
 };
 
 function newest(more: Partial<Release> = {}): Release {
-  return {
-    name: 'web',
-    namespace: 'ns',
-    version: 2,
-    info: { status: 'deployed' },
-    chart: { name: 'demo', version: '0.1.0' },
-    manifest: MANIFEST,
-    ...more,
-  };
+  return releaseRecord({ namespace: 'ns', version: 2, manifest: MANIFEST, ...more });
 }
 
 /** The release's objects and its two records, as helm leaves them after an upgrade. */

@@ -1,6 +1,7 @@
 // The one fake helm for unit tests: a HelmCli that records every call and answers only what the test scripted
-// (anything else throws HelmNotScriptedError), plus ReleaseHistory, Helm's release records in memory, and
-// helmWithHistory(), which scripts install/upgrade/uninstall/rollback to keep that history. Test-only; spawns nothing.
+// (anything else throws HelmNotScriptedError), plus ReleaseHistory, Helm's release records in memory,
+// helmWithHistory(), which scripts install/upgrade/uninstall/rollback to keep that history, and releaseRecord(), one
+// decoded record. Test-only; spawns nothing.
 
 import { HelmCommandError, type HelmCommandFailure } from '../../src/helm/errors.js';
 import type {
@@ -23,6 +24,12 @@ import type {
 
 export const HELM_V3: HelmVersion = { version: 'v3.22.0', major: 3, minor: 22 };
 export const HELM_V4: HelmVersion = { version: 'v4.3.1', major: 4, minor: 3 };
+
+/** A decoded release record: revision 1 of `web` in `apps`, deployed, chart nginx 0.1.0, an empty manifest. */
+export function releaseRecord(more: Partial<Release> = {}): Release {
+  const base = { name: 'web', namespace: 'apps', version: 1, info: { status: 'deployed' as const } };
+  return { ...base, chart: { name: 'nginx', version: '0.1.0' }, manifest: '', ...more };
+}
 
 /** Each command's parameters and answer. */
 export interface HelmCommands {
