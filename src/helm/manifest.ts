@@ -10,6 +10,11 @@ import { loadChunk } from './manifest-yaml.js';
 export const RESOURCE_POLICY_ANNOTATION = 'helm.sh/resource-policy';
 /** The resource policy that makes Helm leave an object in place on uninstall. */
 export const KEEP_POLICY = 'keep';
+/** The annotations Helm writes on every object it installs: the release that owns it, and its namespace. */
+export const RELEASE_NAME_ANNOTATION = 'meta.helm.sh/release-name';
+export const RELEASE_NAMESPACE_ANNOTATION = 'meta.helm.sh/release-namespace';
+/** The label Helm writes on every object it installs (`Helm`). */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 
 /** One object of a release manifest: just enough to find it on the server. */
 export interface ManifestObject {

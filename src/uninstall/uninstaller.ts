@@ -3,8 +3,14 @@
 // Built by manager/operator.ts; the deletion flow reaches it through the reconciler's `uninstaller` port. Declines what
 // helm must do itself (delete hooks, a manifest or kind it cannot read, records newer than those read), and never
 // deletes what helm's uninstall would keep.
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
-import type { ManifestObject } from '../helm/manifest.js';
+import {
+  MANAGED_BY_LABEL,
+  type ManifestObject,
+  RELEASE_NAME_ANNOTATION,
+  RELEASE_NAMESPACE_ANNOTATION,
+} from '../helm/manifest.js';
 import type { Release } from '../helm/types.js';
 import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import { parseApiVersion } from '../kube/paths.js';
@@ -45,10 +51,6 @@ interface Located {
   readonly res: ApiResource;
   readonly namespace: string;
 }
-
-const MANAGED_BY = 'app.kubernetes.io/managed-by';
-const RELEASE_NAME = 'meta.helm.sh/release-name';
-const RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
 
 export class Uninstaller {
   readonly #o: UninstallerOptions;
@@ -130,15 +132,11 @@ export class Uninstaller {
   }
 
   /** One kind's objects, deleted at once; the deletes that failed (helm goes on with the other kinds, then fails). */
-  async #deleteWave(wave: readonly Located[], newest: Release, r: UninstallRequest): Promise<Failure[]> {
-    const results = await Promise.allSettled(wave.map((x) => this.#deleteOne(x, newest, r)));
-    return results.flatMap((res, i) =>
-      res.status === 'rejected' ? [{ what: describe(wave[i]), err: res.reason as unknown }] : [],
-    );
+  #deleteWave(wave: readonly Located[], newest: Release, r: UninstallRequest): Promise<Failure[]> {
+    return failuresOf(wave, describe, (x) => this.#deleteOne(x, newest, r));
   }
 
-  async #deleteOne(x: Located | undefined, newest: Release, r: UninstallRequest): Promise<void> {
-    if (!x) return;
+  async #deleteOne(x: Located, newest: Release, r: UninstallRequest): Promise<void> {
     const { signal } = r;
     const name = x.obj.metadata.name;
     if (this.#o.helmMajor >= 4) {
@@ -147,7 +145,7 @@ export class Uninstaller {
       try {
         live = await unlessNotFound(this.#o.kube.get(x.res, x.namespace, name, { signal }));
       } catch (err) {
-        r.log.warn({ kind: x.obj.kind, name, err: (err as Error).message }, 'Ownership unverifiable; left in place');
+        r.log.warn({ kind: x.obj.kind, name, err: errFields(err) }, 'Ownership unverifiable; left in place');
         return;
       }
       if (!live) return;
@@ -165,16 +163,27 @@ export class Uninstaller {
 
   /** The release's records, each deleted (helm's purge); throws, naming each, when one could not be. */
   async #purge(records: readonly KubeObject[], release: string, signal: AbortSignal): Promise<void> {
-    const results = await Promise.allSettled(
-      records.map((s) =>
+    const failed = await failuresOf(
+      records,
+      (s) => `Secret ${s.metadata.name}`,
+      (s) =>
         unlessNotFound(this.#o.kube.delete(SECRETS, s.metadata.namespace ?? '', s.metadata.name ?? '', { signal })),
-      ),
-    );
-    const failed = results.flatMap((res, i) =>
-      res.status === 'rejected' ? [{ what: `Secret ${records[i]?.metadata.name}`, err: res.reason as unknown }] : [],
     );
     if (failed.length > 0) throw failure(`uninstall of release ${release} could not purge its records`, failed);
   }
+}
+
+/** Runs `run` on every item at once; each that failed, named by `what`, with its error. */
+async function failuresOf<T>(
+  items: readonly T[],
+  what: (item: T) => string,
+  run: (item: T) => Promise<unknown>,
+): Promise<Failure[]> {
+  const results = await Promise.allSettled(items.map(run));
+  return items.flatMap((item, i) => {
+    const res = results[i];
+    return res?.status === 'rejected' ? [{ what: what(item), err: res.reason as unknown }] : [];
+  });
 }
 
 /** The highest `version` label among the records. */
@@ -187,9 +196,9 @@ function ownedBy(live: KubeObject, release: string, namespace: string): boolean 
   const labels = live.metadata.labels ?? {};
   const annotations = live.metadata.annotations ?? {};
   return (
-    labels[MANAGED_BY] === 'Helm' &&
-    annotations[RELEASE_NAME] === release &&
-    annotations[RELEASE_NAMESPACE] === namespace
+    labels[MANAGED_BY_LABEL] === 'Helm' &&
+    annotations[RELEASE_NAME_ANNOTATION] === release &&
+    annotations[RELEASE_NAMESPACE_ANNOTATION] === namespace
   );
 }
 
@@ -205,6 +214,6 @@ function failure(message: string, failed: readonly Failure[]): UninstallFailedEr
   return new UninstallFailedError(`${message}: ${what}`, { cause: failed[0]?.err });
 }
 
-function describe(x: Located | undefined): string {
-  return x ? `${x.obj.kind} ${x.namespace ? `${x.namespace}/` : ''}${x.obj.metadata.name}` : '';
+function describe(x: Located): string {
+  return `${x.obj.kind} ${x.namespace ? `${x.namespace}/` : ''}${x.obj.metadata.name}`;
 }

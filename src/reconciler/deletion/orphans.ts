@@ -3,7 +3,12 @@
 // namespace was deleted under it), so that nothing outlives the release. Called by the reconciler's deletion path.
 // Deletes only objects that Helm's own annotations attribute to this very release; never keep-policy objects.
 import type { Logger } from '../../core/logger.js';
-import { helmUninstallSkips, splitManifest } from '../../helm/manifest.js';
+import {
+  helmUninstallSkips,
+  RELEASE_NAME_ANNOTATION as RELEASE_NAME,
+  RELEASE_NAMESPACE_ANNOTATION as RELEASE_NAMESPACE,
+  splitManifest,
+} from '../../helm/manifest.js';
 import { NotFoundError } from '../../kube/errors.js';
 import { parseApiVersion } from '../../kube/paths.js';
 import type { KubeClient } from '../../kube/types.js';
@@ -12,10 +17,6 @@ import type { PostRenderRequest } from '../../ownership/request.js';
 
 /** The post-renderer's render of one request: the manifest helm applies. */
 type Render = (req: PostRenderRequest, signal: AbortSignal) => Promise<string>;
-
-/** Helm's ownership annotations on every object it installs. */
-const RELEASE_NAME = 'meta.helm.sh/release-name';
-const RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
 
 /** A manifest object that may live outside the CR's namespace; `namespace` is absent when the manifest sets none. */
 export interface OutsideRef {
