@@ -54,6 +54,10 @@
 //   BENCH_LOG=                   also write the operator's log lines to this file
 //   BENCH_NODE_OPTIONS=          Node flags added to the image's for the operator (e.g. --cpu-prof --cpu-prof-dir=D)
 //   BENCH_OPERATOR_ARGS=         more flags for the operator, space-separated (e.g. --in-process-uninstall=false)
+//   BENCH_ACCEPT=                1: record this run's figures as the accepted ones for this machine's calibration
+//                                (bench/baselines.json; commit it); every run prints its ratios to them and flags a
+//                                figure more than 25 % worse (bench/guard.ts)
+//   BENCH_CALIBRATION_RUNS=5     runs of each calibration command (bench/calibrate.ts); the median is kept
 //   TESTENV_BIN=                 use this bin folder instead of `hack/testenv.sh build`
 //   TESTENV_NODES=0              fake nodes on the plane (default 0 here: no pods run, as in the published figures)
 // Ctrl-C (or SIGTERM) stops the operator and the control plane; a second Ctrl-C exits at once, and testenv's
@@ -63,9 +67,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { type LocalPlane, startLocalPlane } from '../test/support/plane.ts';
+import { type Calibration, calibrate } from './calibrate.ts';
 import { compare } from './compare.ts';
 import { watchCRs } from './cr-watch.ts';
 import { type Fleet, opCpu, startFleet } from './fleet.ts';
+import { accept, calibrationText, judge, nearest, readAccepted } from './guard.ts';
 import {
   CRS,
   DRIFT,
@@ -98,7 +104,7 @@ import { idleWindow } from './phases/idle.ts';
 import { sequentialCreates } from './phases/sequential.ts';
 import { bulkUpgrade } from './phases/upgrade.ts';
 import { apiserverPid, quiet } from './proc.ts';
-import { operatorRows, report } from './report.ts';
+import { guardedFigures, operatorRows, report } from './report.ts';
 import { sideBySide } from './side-by-side.ts';
 
 async function main(): Promise<void> {
@@ -135,9 +141,20 @@ async function main(): Promise<void> {
     // The plane's own start-up work (OpenAPI documents rebuilt for the new CRD) must not land on the first CRs.
     const busy = await quiet(apiserver);
     log(`kube-apiserver quiet (${Math.round(busy * 100)} % of a core over 1 s) before the operator starts`);
+    const calibration = await calibrateMachine(helm, kubeconfig, work);
+    await quiet(apiserver);
 
     if (env.BENCH_COMPARE) {
-      process.stdout.write(await compare({ kc, custom, kubeconfig, helm, work, command: env.BENCH_COMPARE }));
+      const table = await compare({
+        kc,
+        custom,
+        kubeconfig,
+        helm,
+        kubectl: join(bin, 'kubectl'),
+        work,
+        command: env.BENCH_COMPARE,
+      });
+      process.stdout.write(`\nmachine calibration: ${calibrationText(calibration)}\n\n${table}`);
       return;
     }
     const shards = REPLICAS > 1 ? `, ${REPLICAS} sharded replicas` : '';
@@ -229,7 +246,10 @@ async function main(): Promise<void> {
         idleCpuPercent: (idled.idle.cpu / idled.idle.s) * 100,
       },
     });
-    process.stdout.write(report({ rows, table, workers, helmVersion, helmChoice, kubeVersion, loadAtStart }));
+    process.stdout.write(
+      report({ rows, table, workers, helmVersion, helmChoice, kubeVersion, loadAtStart, calibration }),
+    );
+    guardFigures(calibration, guardedFigures({ seq, created, idled, drift, upgrade, remove, crs: CRS }));
   } catch (err) {
     if (signal.aborted) throw signal.reason;
     if (op) process.stderr.write(`last operator log lines:\n${op.stats.tail.join('\n')}\n`);
@@ -240,6 +260,41 @@ async function main(): Promise<void> {
     await plane?.stop().catch((e: unknown) => log(`testenv down failed: ${String(e)}`));
     rmSync(work, { recursive: true, force: true });
     log('torn down');
+  }
+}
+
+/** The machine's process-start cost (bench/calibrate.ts), on the plane the bench just started. */
+async function calibrateMachine(helm: string, kubeconfig: string, work: string): Promise<Calibration> {
+  log('calibrating: the CPU of node -e 0, helm version and a direct helm install of the bench chart');
+  const c = await calibrate({
+    node: process.execPath,
+    helm,
+    kubeconfig,
+    chart: join(ROOT, 'charts/nginx'),
+    namespace: NS,
+    workDir: work,
+    path: env.PATH ?? '',
+    openApiValidation: FLOOR_VALIDATION,
+    signal,
+    runs: Number(env.BENCH_CALIBRATION_RUNS || 5),
+  });
+  log(`machine calibration: ${calibrationText(c)}`);
+  return c;
+}
+
+/** Prints the run's figures against the accepted ones of this calibration; BENCH_ACCEPT=1 records them instead. */
+function guardFigures(calibration: Calibration, figures: ReturnType<typeof guardedFigures>): void {
+  const file = join(ROOT, 'bench/baselines.json');
+  const verdict = judge(nearest(readAccepted(file), calibration), figures);
+  process.stdout.write(`### against the accepted figures (bench/baselines.json)\n\n${verdict.table}\n\n`);
+  if (verdict.regressions.length > 0)
+    process.stdout.write(
+      `**bench guard: ${verdict.regressions.length} figure(s) more than 25 % worse than accepted:** ${verdict.regressions.join('; ')}\n\n`,
+    );
+  if (env.BENCH_ACCEPT === '1') {
+    const values = Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, Number(f.value.toPrecision(4))]));
+    accept(file, { calibration, accepted: new Date().toISOString().slice(0, 10), figures: values });
+    log(`BENCH_ACCEPT=1: these figures are now the accepted ones for this calibration (${file})`);
   }
 }
 

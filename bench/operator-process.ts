@@ -34,6 +34,9 @@ export interface StartOperatorOptions {
   readonly maxConcurrent: string;
   /** The environment the operator starts from (KUBECONFIG and the helm variables are set on top). */
   readonly env: NodeJS.ProcessEnv;
+  /** 'debug' (the bench's figures read helm processes and reconciles from the debug log) or the operator's
+   * default, as a user's cluster runs it (BENCH_COMPARE; those figures stay empty). @default 'debug' */
+  readonly logLevel?: 'debug' | 'default';
   /** More flags (sharding, leader election). @default none */
   readonly extraArgs?: readonly string[];
   /** Also append the operator's log lines here. */
@@ -47,7 +50,7 @@ export function startOperator(o: StartOperatorOptions): Operator {
   writeFileSync(watchesFile, `- {group: ${w.group}, version: ${w.version}, kind: ${w.kind}, chart: ${w.chart}}\n`);
   const args = [
     `--reconcile-period=${o.reconcilePeriod}`,
-    '--zap-log-level=debug',
+    ...(o.logLevel === 'default' ? [] : ['--zap-log-level=debug']),
     '--metrics-bind-address=127.0.0.1:0',
     '--health-probe-bind-address=127.0.0.1:0',
   ];

@@ -1,7 +1,9 @@
 // The bench's report: the operator's figures as a table of rows, and the whole markdown (the machine, the settings,
 // the rows, the side-by-side table with the floors). Pure formatting; called by operator-bench.ts at the end.
 import { availableParallelism, cpus, totalmem } from 'node:os';
+import type { Calibration } from './calibrate.ts';
 import { opCpu } from './fleet.ts';
+import { calibrationText, type Figure } from './guard.ts';
 import {
   CRS,
   DRIFT,
@@ -27,6 +29,7 @@ import type { bulkCreates } from './phases/bulk.ts';
 import type { bulkDelete } from './phases/delete.ts';
 import type { measureDrift } from './phases/drift.ts';
 import type { idleWindow } from './phases/idle.ts';
+import type { bulkUpgrade } from './phases/upgrade.ts';
 
 export interface Figures {
   readonly seq: { readonly creates: number[]; readonly deletes: number[] };
@@ -80,6 +83,10 @@ export function operatorRows(f: Figures): [string, string][] {
     [`${CRS} CRs: time to send all creates (client)`, bulk ? ms(bulk.createMs) : '-'],
     [`${CRS} CRs: time until all Deployed`, bulk ? `${(bulk.allMs / 1000).toFixed(1)} s` : '-'],
     [`${CRS} CRs: CPU, first create to settled`, `operator ${sec(cpuBulk.own)}, helm ${sec(cpuBulk.helm)}`],
+    [
+      `${CRS} CRs: CPU per CR, operator's own / its helm children's`,
+      `${ms((cpuBulk.own / CRS) * 1000)} / ${ms((cpuBulk.helm / CRS) * 1000)}`,
+    ],
     [
       `${CRS} CRs: settled (no helm process for 3 s; no reconcile either within one period) after`,
       `${(settleMs / 1000).toFixed(1)} s more`,
@@ -136,8 +143,9 @@ export function report(o: {
   helmChoice: string;
   kubeVersion: string | undefined;
   loadAtStart: number;
+  calibration: Calibration;
 }): string {
-  const { rows, table, workers, helmVersion, helmChoice, kubeVersion, loadAtStart } = o;
+  const { rows, table, workers, helmVersion, helmChoice, kubeVersion, loadAtStart, calibration } = o;
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const out = [
     '',
@@ -145,6 +153,7 @@ export function report(o: {
     '',
     `node ${process.version} · helm ${helmVersion} (${helmChoice}) · kubernetes ${kubeVersion} (local control plane)`,
     `${availableParallelism()} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM · load average at start ${loadAtStart.toFixed(2)}`,
+    `machine calibration (process-start cost, median CPU of one process): ${calibrationText(calibration)}`,
     `operator: --max-concurrent-reconciles=${workers} (${MAX_CONCURRENT ? 'BENCH_MAX_CONCURRENT' : 'default: number of CPUs'}) · --reconcile-period=${PERIOD} · NODE_OPTIONS=${imageNodeOptions(ROOT) || '(none)'} MALLOC_ARENA_MAX=${imageEnv(ROOT, 'MALLOC_ARENA_MAX') || '(unset)'} (the image's)`,
     '',
     '| measurement | value |',
@@ -161,4 +170,35 @@ export function report(o: {
     '',
   ];
   return out.join('\n');
+}
+
+/** The figures bench/guard.ts compares with the accepted ones (lower is better), each with its noise slack. */
+export function guardedFigures(f: {
+  seq: Figures['seq'];
+  created: Figures['created'];
+  idled: Figures['idled'];
+  drift: Figures['drift'];
+  upgrade: Awaited<ReturnType<typeof bulkUpgrade>>;
+  remove: Figures['remove'];
+  crs: number;
+}): Record<string, Figure> {
+  const { own, children } = opCpu(f.upgrade.cpu);
+  const del = opCpu(f.remove.cpu);
+  const fig = (value: number | undefined, slack: number): Figure => ({ value: value ?? Number.NaN, slack });
+  return {
+    '1 CR create → Deployed, p50 (ms)': fig(pct([...f.seq.creates], 0.5), 50),
+    [`${f.crs} at once → all Deployed (ms)`]: fig(f.created.bulk?.allMs, 500),
+    [`${f.crs} at once: operator CPU (s)`]: fig(f.created.cpu.own, 0.5),
+    [`${f.crs} at once: helm CPU (s)`]: fig(f.created.cpu.helm, 0.5),
+    'idle CPU (% of a core)': fig((f.idled.idle.cpu / f.idled.idle.s) * 100, 1),
+    'RSS after settling (MiB, all replicas)': fig(
+      f.created.rssSettled.reduce((a, b) => a + b, 0),
+      4,
+    ),
+    'deleted Deployment back, p50 (ms)': fig(f.drift ? pct([...f.drift.deleted], 0.5) : undefined, 50),
+    [`${f.crs} upgrades → all Deployed (ms)`]: fig(f.upgrade.allMs, 500),
+    [`${f.crs} upgrades: CPU of operator + helm (s)`]: fig(own + children, 0.5),
+    [`delete all ${f.crs} (ms)`]: fig(f.remove.allMs, 500),
+    [`delete all ${f.crs}: CPU of operator + helm (s)`]: fig(del.own + del.children, 0.5),
+  };
 }
