@@ -1,6 +1,8 @@
 // The helm step of a reconcile, as a story: read the release's state (state.ts), mark it in flight, recover a release
 // stuck in pending-*, then install, upgrade (through the chart rollout's gate) or do nothing as decide.ts says. A
-// failure is recorded in the status draft and thrown for a retry after the release backoff. Called by reconciler.ts.
+// failure is recorded in the status draft, with the release deployed after its remediation (a rollback is a new
+// revision), and thrown for a retry after the release backoff. Called by reconciler.ts.
+import { errFields } from '../../core/error-fields.js';
 import type { HistorySummary } from '../../helm/history.js';
 import { isPending } from '../../helm/history.js';
 import type { Release } from '../../helm/types.js';
@@ -15,8 +17,10 @@ import type { RolloutHold } from '../rollout/chart-rollout.js';
 import { throughRollout } from '../rollout/step.js';
 import type { ReconcileRun } from '../run.js';
 import { markFailed } from '../status/draft.js';
+import { withDeployedRelease } from '../status/status.js';
+import type { StatusReleaseMemo } from '../status/status-manifest.js';
 import type { HelmAppStatus, ReleaseAction } from '../types.js';
-import type { ActionContext } from './action.js';
+import { type ActionContext, summary } from './action.js';
 import { decideReleaseAction, failedStepCondition } from './decide.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import { install } from './install.js';
@@ -41,6 +45,7 @@ export interface StepDeps
       | 'suppressOverrideValues'
     > {
   readonly chartDigest: ChartDigestMemo;
+  readonly statusRelease: StatusReleaseMemo;
 }
 
 /** What the helm step did: the action, the state it acted on, its result (none for 'none'), a rollout hold. */
@@ -64,7 +69,7 @@ export async function releaseStep(run: ReconcileRun, d: StepDeps, inputs: Inputs
   const forced = forceHandled(run.requests, step.action);
   if (forced.forceAt) run.log.info({ forceUpgradeAt: forced.forceAt, action: step.action }, 'Force upgrade handled');
   const handled = withHandled(run.base, forced);
-  if ('err' in step) throw failed(run, d, step, handled);
+  if ('err' in step) throw failed(run, d, step, await afterFailure(ctx, run, d, inputs, handled));
   return { ...step, handled };
 }
 
@@ -155,6 +160,29 @@ function failed(run: ReconcileRun, d: StepDeps, step: { action: ReleaseAction; e
   const failed = markFailed(run, base, failedStepCondition(step.action, actionFailure(step.err), message));
   const backoff = d.releaseBackoff ? { backoff: d.releaseBackoff } : {};
   return retryAfterFailure({ key: run.key, message, cause: step.err, failures: failed.failures ?? 1, ...backoff });
+}
+
+/**
+ * `base` with status.deployedRelease as Helm's records show it after a failure: the rollback of a failed upgrade is
+ * a new deployed revision, and a failed install that was uninstalled leaves none. Unchanged when the records cannot
+ * be read (or the reconcile was aborted): the failure is what the status reports then.
+ */
+async function afterFailure(
+  ctx: ActionContext,
+  run: ReconcileRun,
+  d: StepDeps,
+  inputs: Inputs,
+  base: HelmAppStatus,
+): Promise<HelmAppStatus> {
+  if (run.signal.aborted) return base;
+  try {
+    const { deployed } = await summary(ctx);
+    const shown = run.updater.shown.deployedRelease;
+    return withDeployedRelease(base, deployed && d.statusRelease.get(run.key, deployed, inputs.secrets, shown));
+  } catch (err) {
+    run.log.debug({ release: ctx.release, err: errFields(err) }, 'Cannot read the release after its failure');
+    return base;
+  }
 }
 
 function overrideEvents(run: ReconcileRun, d: StepDeps): void {

@@ -147,6 +147,12 @@ export function deployedStatus(
   return { conditions: c, deployedRelease, ...carriedOver(before) };
 }
 
+/** The status with `deployedRelease` set to the release deployed now, or without one when none is. */
+export function withDeployedRelease(s: HelmAppStatus, deployedRelease: DeployedRelease | undefined): HelmAppStatus {
+  const { deployedRelease: _old, ...rest } = s;
+  return deployedRelease ? { ...rest, deployedRelease } : rest;
+}
+
 /** The Ready condition set from the release's objects; removed when they are not watched (it would go stale). */
 export function withReadiness(s: HelmAppStatus, ready: ReadyState | undefined, now: number): HelmAppStatus {
   const conditions = ready

@@ -1,6 +1,7 @@
 // Failure handling against the real control plane and helm, with a chart whose failures are switched on by values:
 // a failed install is uninstalled and retried once the spec is fixed; a failed upgrade is rolled back and reported
-// as UpgradeError; retries of a broken spec back off; a name over Helm's 53 characters gets a clear condition.
+// as UpgradeError, the REVISION column showing the rollback's revision (what `helm history` shows deployed, also after
+// two failed upgrades); retries of a broken spec back off; a name over Helm's 53 characters gets a clear condition.
 // A chart that does not render is render-failure.test.ts.
 import { describe, expect, inject, it, vi } from 'vitest';
 import { releaseRevisions } from '../../support/operator.js';
@@ -65,14 +66,14 @@ describe('failure handling', () => {
         .poll(async () => (await f.crs.condition('bad-upgrade', 'ReleaseFailed'))?.reason, poll)
         .toBe('UpgradeError');
       expect((await f.crs.condition('bad-upgrade', 'ReleaseFailed'))?.message).toMatch(/UPGRADE FAILED|99999|port/);
-      // kubectl get says so at a glance: the scaffold's Status column, while the revision stays the last good one.
-      await expect
-        .poll(() => getColumns('bad-upgrade'), poll)
-        .toMatchObject({ STATUS: 'UpgradeFailed', REVISION: '1' });
       // 1 deployed, 2 the failed upgrade, 3 the rollback to 1.
       await expect
         .poll(() => releaseRevisions(f.kube, f.ns, 'bad-upgrade'), poll)
         .toEqual(['1:superseded', '2:failed', '3:deployed']);
+      // kubectl get says so at a glance: the scaffold's Status column, and the revision deployed now (the rollback's).
+      await expect
+        .poll(() => getColumns('bad-upgrade'), poll)
+        .toMatchObject({ STATUS: 'UpgradeFailed', REVISION: '3' });
       const cm = await f.kube.core.readNamespacedConfigMap({ name: 'bad-upgrade-data', namespace: f.ns });
       expect(cm.data?.data).toBe('v1');
 
@@ -88,6 +89,58 @@ describe('failure handling', () => {
         .poll(async () => (await f.crs.condition('bad-upgrade', 'ReleaseFailed'))?.status, poll)
         .toBeUndefined();
       expect((await f.crs.condition('bad-upgrade', 'Deployed'))?.reason).toBe('UpgradeSuccessful');
+    });
+  });
+
+  describe('when two upgrades fail in a row', () => {
+    /** The revision `helm history` shows deployed (real helm reading the release records). */
+    const helmDeployed = async (name: string) => {
+      const { kubeconfig, helms } = inject('cluster');
+      const helm = Object.values(helms)[0] ?? 'helm';
+      const out = await run(helm, ['history', name, '-n', f.ns, '--kubeconfig', kubeconfig, '-o', 'json']);
+      const history = JSON.parse(out) as { revision: number; status: string }[];
+      return history.find((h) => h.status === 'deployed')?.revision;
+    };
+    /** The CR's REVISION column, status.deployedRelease.revision and helm history's deployed revision, read together. */
+    const revisions = async (name: string) => ({
+      column: Number((await getColumns(name)).REVISION),
+      status: (await f.crs.get(name)).status?.deployedRelease?.revision,
+      helm: await helmDeployed(name),
+    });
+    const revisionCount = async (name: string) => (await releaseRevisions(f.kube, f.ns, name)).length;
+
+    it("shows the deployed release's revision after each rollback, and after the recovery", async () => {
+      await create('twice', { data: 'v1' });
+      await expect.poll(async () => (await f.crs.condition('twice', 'Deployed'))?.status, poll).toBe('True');
+      await f.crs.setSpec('twice', { data: 'v2' });
+      await expect.poll(() => revisions('twice'), poll).toEqual({ column: 2, status: 2, helm: 2 });
+
+      // Each failed upgrade is recorded and rolled back: two revisions more, the newest deployed.
+      for (const [data, count] of [
+        ['v3', 4],
+        ['v4', 6],
+      ] as const) {
+        await f.crs.setSpec('twice', { data, invalidObject: true });
+        await expect.poll(() => revisionCount('twice'), poll).toBeGreaterThanOrEqual(count);
+        await expect
+          .poll(async () => (await f.crs.condition('twice', 'ReleaseFailed'))?.reason, poll)
+          .toBe('UpgradeError');
+      }
+      // Read together until they agree (a retry after the backoff may be rolling back meanwhile): all three the same.
+      await expect
+        .poll(async () => {
+          const r = await revisions('twice');
+          return r.column === r.status && r.status === r.helm ? r.helm : -1;
+        }, poll)
+        .toBeGreaterThanOrEqual(6);
+      expect((await getColumns('twice')).STATUS).toBe('UpgradeFailed');
+
+      await f.crs.setSpec('twice', { data: 'v5' });
+      await expect.poll(async () => (await f.crs.condition('twice', 'ReleaseFailed'))?.status, poll).toBeUndefined();
+      const fixed = await revisions('twice');
+      expect(fixed.helm).toBeGreaterThanOrEqual(7);
+      expect(fixed).toEqual({ column: fixed.helm, status: fixed.helm, helm: fixed.helm });
+      expect((await getColumns('twice')).STATUS).toBe('Deployed');
     });
   });
 
