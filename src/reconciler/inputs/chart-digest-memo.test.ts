@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ describe('ChartDigestMemo', () => {
       clock,
       ttlMs: 5000,
       compute: async () => `sha256:${++reads}`,
+      check: async () => undefined,
     });
     const burst = await Promise.all([memo.get({ signal }), memo.get({ signal }), memo.get({ signal })]);
     expect(burst).toEqual(['sha256:1', 'sha256:1', 'sha256:1']);
@@ -57,6 +58,20 @@ describe('ChartDigestMemo', () => {
     });
     await expect(memo.get({ signal })).rejects.toThrow('EACCES');
     expect(await memo.get({ signal })).toBe('sha256:ok');
+  });
+
+  it('does not reuse a digest once the chart folder is gone, and reads it again once it is back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'digest-memo-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'Chart.yaml'), 'name: a\n');
+    const memo = new ChartDigestMemo({ chartDir: dir, clock: new FakeClock({ nowMs: 1000 }), ttlMs: 5000 });
+    const before = await memo.get({ signal });
+    rmSync(dir, { recursive: true });
+    await expect(memo.get({ signal })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(memo.get({ signal })).rejects.toMatchObject({ code: 'ENOENT' });
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'Chart.yaml'), 'name: a\n');
+    expect(await memo.get({ signal })).toBe(before);
   });
 
   it('rejects with the reason at once when its caller is aborted', async () => {

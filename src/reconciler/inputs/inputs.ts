@@ -1,12 +1,14 @@
 // The inputs phase: the CR's spec validated, its values assembled (values-from references, then the spec, then the
-// watch's overrideValues) and the fingerprint of everything a release is rendered from. Bad inputs make the CR
-// Irreconcilable and install nothing. Called by reconciler.ts; never runs helm.
+// watch's overrideValues) and the fingerprint of everything a release is rendered from. Bad inputs, or a chart folder
+// that is gone or unreadable, make the CR Irreconcilable and install nothing. Called by reconciler.ts; never runs helm.
 import { ValuesFromError } from '../../config/values-from.js';
 import { TerminalError } from '../../core/errors.js';
 import type { HelmReconcilerOptions } from '../options.js';
+import { retryAfterFailure } from '../retry.js';
 import type { ReconcileRun } from '../run.js';
 import { markIrreconcilable } from '../status/draft.js';
 import type { ChartDigestMemo } from './chart-digest-memo.js';
+import { ChartUnreadableError } from './chart-unreadable.js';
 import { fingerprintLabel, OWNERSHIP_RENDER, releaseFingerprint } from './fingerprint.js';
 import { validateCustomResource } from './validate.js';
 import { type ChartInputs, chartValues, valuesFromFailure } from './values-from.js';
@@ -42,7 +44,14 @@ export async function readInputs(run: ReconcileRun, d: InputDeps): Promise<Input
     dryRunOption: d.watch.dryRunOption ?? '',
     ...(d.postRenderArgs ? { postRender: OWNERSHIP_RENDER } : {}),
   };
-  const chartDigest = await d.chartDigest.get({ signal });
+  const chartDigest = await d.chartDigest.get({ signal }).catch((err: unknown) => {
+    if (signal.aborted) throw err;
+    const unreadable = new ChartUnreadableError(d.watch.chart, err);
+    markIrreconcilable(run, unreadable.message);
+    const backoff = d.releaseBackoff ? { backoff: d.releaseBackoff } : {};
+    const failures = (run.base.failures ?? 0) + 1;
+    throw retryAfterFailure({ key, message: unreadable.message, cause: unreadable, failures, ...backoff });
+  });
   const fingerprint = fingerprintLabel(releaseFingerprint({ chartDigest, values: chart.values, options }));
   return { ...chart, fingerprint };
 }
