@@ -236,6 +236,7 @@ const TOOLS = {
   'generate bundle': 'runGenerateBundle',
   'generate rbac': 'runGenerateRbac',
   'create api': 'runCreateApi',
+  pack: 'runPack',
 } as const;
 
 /** Runs a tool command with the real environment; Ctrl-C aborts it; errors print one line and exit 1. */
@@ -275,6 +276,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     case 'undeploy':
     case 'cleanup':
     case 'init':
+    case 'pack':
       return tool(cmd, rest);
     case 'create':
     case 'generate': {

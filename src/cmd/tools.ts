@@ -245,3 +245,8 @@ export async function runGenerateRbac(argv: readonly string[], io: ToolIo, signa
   io.stdout.write(`wrote ${r.file} (${r.rules.length} rules)\n`);
   return 0;
 }
+
+/** `helm-operator pack` (pack.ts), loaded when it runs. */
+export async function runPack(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  return (await import('./pack.js')).runPack(argv, io, signal);
+}

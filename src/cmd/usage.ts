@@ -6,13 +6,14 @@ export const USAGE = `Usage: helm-operator <command> [flags]
 
 Commands:
   run       run the operator (see helm-operator run --help)
-  version   print the operator's version and the helm version it finds
+  version   print the operator's version (--helm: and the version of the helm it finds)
   init      write a new operator project (Dockerfile, Makefile, watches.yaml, config/)
   create api       add a kind: chart into charts/, watches.yaml entry, CRD, sample CR, RBAC
   generate rbac    regenerate config/rbac/role.yaml from the charts in watches.yaml
   generate bundle  write and validate the OLM bundle from the rendered config/manifests
   undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
   cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
+  pack      write this CLI's own npm package (.tgz) into a folder (make docker-build packs it for the image)
 
 `;
 

@@ -16,7 +16,7 @@ export const BASE_IMAGES = {
   DEBIAN_IMAGE: 'debian:bookworm-slim',
 } as const;
 
-/** Where `make docker-build` packs HELM_OPERATOR_PACKAGE; the only part of bin/ in the build context. */
+/** Where `make docker-build` packs the CLI for the image; the only part of bin/ in the build context. */
 export const IMAGE_PACKAGE_DIR = 'bin/image';
 
 /** The image's user: numeric, so that `runAsNonRoot: true` can be verified without /etc/passwd. */
@@ -37,9 +37,9 @@ const LDFLAGS = [
 export function dockerfile(): string {
   return `# The operator image of this project: helm, Node.js and the helm-operator CLI, with this project's watches.yaml
 # and charts under /opt/helm. Build it with "make docker-build IMG=<registry>/<name>:<tag>": it first packs the CLI
-# (HELM_OPERATOR_PACKAGE: helm-operator-ts from your npm registry, or a packed .tgz) into ${IMAGE_PACKAGE_DIR}/, which the
-# cli stage installs. The build's RUN steps reach the Go module proxy (helm) and the npm registry (the CLI's
-# dependencies).
+# that the Makefile runs ("helm-operator pack"; or HELM_OPERATOR_PACKAGE, when given, with npm pack) into
+# ${IMAGE_PACKAGE_DIR}/, which the cli stage installs. The build's RUN steps reach the Go module proxy (helm) and the npm
+# registry (the CLI's dependencies).
 #
 # The base images are pinned by tag; where you mirror them, pass their names as build args, e.g.
 #   make docker-build CONTAINER_BUILD_FLAGS="--build-arg GO_IMAGE=<mirror>/${BASE_IMAGES.GO_IMAGE}"
@@ -70,7 +70,7 @@ FROM \${NODE_IMAGE} AS cli
 # A plain install into this folder: node_modules/ (the CLI and its dependencies) and node_modules/.bin/helm-operator.
 # Not --global --prefix, which would also move npm's global config away from the base image's (its registry, its CA).
 WORKDIR /opt/helm-operator
-# No package here? Build with make docker-build, which packs HELM_OPERATOR_PACKAGE into ${IMAGE_PACKAGE_DIR}/ first.
+# No package here? Build with make docker-build, which packs the CLI into ${IMAGE_PACKAGE_DIR}/ first.
 COPY ${IMAGE_PACKAGE_DIR}/*.tgz /tmp/helm-operator/
 RUN npm install --omit=dev --no-audit --no-fund /tmp/helm-operator/*.tgz
 

@@ -51,6 +51,8 @@ describe('the Makefile', () => {
       'CONTAINER_BUILD_FLAGS ?=',
       'KUBECTL ?= kubectl',
       'HELM_OPERATOR ?= helm-operator',
+      `HELM_OPERATOR_VERSION ?= ${VERSION}`,
+      'HELM_OPERATOR_PACKAGE ?= helm-operator-ts@$(HELM_OPERATOR_VERSION)',
       'IMAGE_TAG_BASE ?= example.com/memcached-operator',
       'BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)',
     ]) {
@@ -83,13 +85,16 @@ describe('the Makefile', () => {
     expect(await dry('generate-rbac', 'RBAC_VALUES=a.yaml Web=b.yaml')).toBe(
       'helm-operator generate rbac --values=a.yaml --values=Web=b.yaml',
     );
-    // docker-build packs the CLI into bin/image/ (the only thing of bin/ in the build context), then builds.
+    // docker-build packs the CLI the targets run into bin/image/ (the only thing of bin/ in the build context), then
+    // builds; with HELM_OPERATOR_PACKAGE or HELM_OPERATOR_VERSION given, npm packs that package instead.
     const build = async (...args: string[]) => (await dry('docker-build', ...args)).replace(/ +/g, ' ').split('\n');
     expect(await build('IMG=r/o:1')).toEqual([
       'rm -rf bin/image && mkdir -p bin/image',
-      `npm pack --pack-destination bin/image --loglevel=error helm-operator-ts@${VERSION}`,
+      'helm-operator pack --destination=bin/image',
       'docker build -t r/o:1 .',
     ]);
+    const npmPack = (spec: string) =>
+      `npm pack --pack-destination bin/image --loglevel=error ${spec} || { echo "npm could not get ${spec} (is it in your npm registry?): set HELM_OPERATOR_PACKAGE=path/to/helm-operator-ts-X.Y.Z.tgz (a packed CLI), or put helm-operator on PATH (npm install -g path/to/helm-operator-ts-X.Y.Z.tgz)" >&2; exit 1; }`;
     expect(
       await build(
         'IMG=r/o:1',
@@ -99,9 +104,10 @@ describe('the Makefile', () => {
       ),
     ).toEqual([
       'rm -rf bin/image && mkdir -p bin/image',
-      'npm pack --pack-destination bin/image --loglevel=error ../helm-operator-ts-0.1.0.tgz',
+      npmPack('../helm-operator-ts-0.1.0.tgz'),
       'podman build --network=host --build-arg GO_IMAGE=m/golang:1 -t r/o:1 .',
     ]);
+    expect((await build('IMG=r/o:1', 'HELM_OPERATOR_VERSION=9.8.7'))[1]).toBe(npmPack('helm-operator-ts@9.8.7'));
     expect(await dry('bundle-build')).toBe(
       'docker build -f bundle.Dockerfile -t example.com/memcached-operator-bundle:v0.0.1 .',
     );
@@ -118,13 +124,19 @@ describe('the Makefile', () => {
     async () => {
       // This machine has no helm-operator on PATH: the tests never install one there.
       const run = (await make('-n', 'run')).trim().split('\n');
-      expect(run[0]).toMatch(/^npm install --prefix ".*\/bin\/helm-operator-ts" .* helm-operator-ts@\d+\.\d+\.\d+/);
+      expect(run[0]).toMatch(
+        /^npm install --prefix ".*\/bin\/helm-operator-ts" .* helm-operator-ts@\d+\.\d+\.\d+ \|\| \{ echo ".*HELM_OPERATOR_PACKAGE=/,
+      );
       expect(run[1]).toMatch(
         /^ln -sf ".*\/bin\/helm-operator-ts\/node_modules\/.bin\/helm-operator" ".*\/bin\/helm-operator"$/,
       );
       expect(run[2]).toMatch(/\/bin\/helm-operator run$/);
       const pkg = (await make('-n', 'HELM_OPERATOR_PACKAGE=/tmp/helm-operator-ts-0.1.0.tgz', 'helm-operator')).trim();
       expect(pkg).toContain('--loglevel=error /tmp/helm-operator-ts-0.1.0.tgz');
+      // docker-build, too, runs the CLI that bin/ gets, so it installs it first.
+      const build = (await make('-n', 'docker-build')).trim().split('\n');
+      expect(build[0]).toMatch(/^npm install --prefix ".*\/bin\/helm-operator-ts" /);
+      expect(build.at(-2)).toMatch(/\/bin\/helm-operator pack --destination=bin\/image$/);
     },
   );
 

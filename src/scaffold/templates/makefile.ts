@@ -1,10 +1,10 @@
 // The project's Makefile: operator-sdk's variables and targets, with kubectl's built-in kustomize instead of a
-// downloaded kustomize, and helm-operator for run, undeploy, bundle, cleanup and RBAC generation (installed into bin/
-// with npm by `make helm-operator` when it is not there).
+// downloaded kustomize, and helm-operator for run, undeploy, bundle, cleanup, RBAC generation and packing itself into
+// the image (installed into bin/ with npm by `make helm-operator` when it is neither there nor on PATH).
 // Called by src/scaffold/init/init.ts. Pure text; never names a download site.
 import { VERSION } from '../../version.js';
 import type { ScaffoldContext } from './context.js';
-import { BASE_IMAGES } from './dockerfile.js';
+import { BASE_IMAGES, IMAGE_PACKAGE_DIR } from './dockerfile.js';
 
 /** Every target, in the order of the Makefile (the ones `make help` lists, plus `all`). */
 export const MAKE_TARGETS = [
@@ -73,10 +73,11 @@ CONTAINER_TOOL ?= docker
 # "--ulimit nofile=N:N".
 CONTAINER_BUILD_FLAGS ?=
 KUBECTL ?= kubectl
-# HELM_OPERATOR: bin/helm-operator when there is one, else helm-operator on PATH, else bin/helm-operator, which
-# "make helm-operator" (and every target that runs it) installs first: HELM_OPERATOR_PACKAGE (the pinned version of
-# the CLI that scaffolded this project, from your npm registry; or a packed .tgz), with npm, into bin/.
-# "make docker-build" packs the same HELM_OPERATOR_PACKAGE into bin/image/ for the image.
+# HELM_OPERATOR: the helm-operator CLI the targets run: bin/helm-operator when there is one, else helm-operator on
+# PATH (e.g. installed with "npm install -g ./helm-operator-ts-X.Y.Z.tgz"), else bin/helm-operator, which
+# "make helm-operator" (and every target that runs it) first installs into bin/ with npm from HELM_OPERATOR_PACKAGE:
+# helm-operator-ts@HELM_OPERATOR_VERSION (the version that scaffolded this project) from your npm registry, or the
+# path of a packed helm-operator-ts-X.Y.Z.tgz.
 LOCALBIN ?= $(shell pwd)/bin
 HELM_OPERATOR_VERSION ?= ${VERSION}
 HELM_OPERATOR_PACKAGE ?= helm-operator-ts@$(HELM_OPERATOR_VERSION)
@@ -91,6 +92,18 @@ endif
 ifeq ($(HELM_OPERATOR),$(LOCALBIN)/helm-operator)
 HELM_OPERATOR_DEP = $(LOCALBIN)/helm-operator
 endif
+# The CLI "make docker-build" puts into the image: the one the targets run, which packs itself ("helm-operator pack",
+# no registry needed); with HELM_OPERATOR_PACKAGE or HELM_OPERATOR_VERSION given (command line or environment), that
+# package instead, packed by npm.
+IMAGE_CLI_DIR = ${IMAGE_PACKAGE_DIR}
+ifeq ($(origin HELM_OPERATOR_PACKAGE)$(origin HELM_OPERATOR_VERSION),filefile)
+IMAGE_CLI_DEP = $(HELM_OPERATOR_DEP)
+IMAGE_CLI = $(HELM_OPERATOR) pack --destination=$(IMAGE_CLI_DIR)
+else
+IMAGE_CLI = npm pack --pack-destination $(IMAGE_CLI_DIR) --loglevel=error $(HELM_OPERATOR_PACKAGE) || { $(NO_PACKAGE); }
+endif
+# What to do when npm cannot get HELM_OPERATOR_PACKAGE (a registry that does not have helm-operator-ts).
+NO_PACKAGE = echo "npm could not get $(HELM_OPERATOR_PACKAGE) (is it in your npm registry?): set HELM_OPERATOR_PACKAGE=path/to/helm-operator-ts-X.Y.Z.tgz (a packed CLI), or put helm-operator on PATH (npm install -g path/to/helm-operator-ts-X.Y.Z.tgz)" >&2; exit 1
 # RBAC_VALUES: values files (space-separated; Kind=file for one kind's chart) that generate-rbac also renders the
 # charts with, for what CRs will enable beyond the defaults and the samples (an ingress, say).
 RBAC_VALUES ?=
@@ -121,12 +134,12 @@ help: ## Display this help.
 run: $(HELM_OPERATOR_DEP) ## Run the operator locally against the cluster of the current kubeconfig (make install first).
 \t$(HELM_OPERATOR) run
 
-# The image installs the helm-operator CLI from a package in the build context: bin/image/ holds exactly one, packed
-# from HELM_OPERATOR_PACKAGE (npm pack takes a registry spec, a .tgz or a directory).
+# The image installs the helm-operator CLI from a package in the build context: bin/image/ holds exactly one (IMAGE_CLI
+# above writes it).
 .PHONY: docker-build
-docker-build: ## Build the operator image IMG (the CLI from HELM_OPERATOR_PACKAGE, packed into bin/image/ first).
-\trm -rf bin/image && mkdir -p bin/image
-\tnpm pack --pack-destination bin/image --loglevel=error $(HELM_OPERATOR_PACKAGE)
+docker-build: $(IMAGE_CLI_DEP) ## Build the operator image IMG (the CLI these targets run, packed into bin/image/ first).
+\trm -rf $(IMAGE_CLI_DIR) && mkdir -p $(IMAGE_CLI_DIR)
+\t$(IMAGE_CLI)
 \t$(CONTAINER_TOOL) build $(CONTAINER_BUILD_FLAGS) -t $(IMG) .
 
 .PHONY: docker-push
@@ -177,7 +190,7 @@ generate-rbac: $(HELM_OPERATOR_DEP) ## Regenerate the manager Role (config/rbac/
 .PHONY: helm-operator
 helm-operator: $(LOCALBIN)/helm-operator ## Install helm-operator (HELM_OPERATOR_PACKAGE, with npm) into bin/.
 $(LOCALBIN)/helm-operator:
-\tnpm install --prefix "$(LOCALBIN)/helm-operator-ts" --no-audit --no-fund --loglevel=error $(HELM_OPERATOR_PACKAGE)
+\tnpm install --prefix "$(LOCALBIN)/helm-operator-ts" --no-audit --no-fund --loglevel=error $(HELM_OPERATOR_PACKAGE) || { $(NO_PACKAGE); }
 \tln -sf "$(LOCALBIN)/helm-operator-ts/node_modules/.bin/helm-operator" "$(LOCALBIN)/helm-operator"
 
 ##@ Bundle
