@@ -18,6 +18,18 @@ describe('nodeTooOld', () => {
   it.each(['22.19.0', '22.22.1', '24.0.0', 'v25.1.0'])('accepts Node %s', (v) => {
     expect(nodeTooOld(v)).toBeUndefined();
   });
+
+  it("says how to get Node wherever it runs, and names make's .tools/ only in this repository's checkout", () => {
+    const installed = nodeTooOld('20.20.2');
+    expect(installed).toBe(
+      'helm-operator needs Node >= 22.19, found v20.20.2: install Node 22.19 or newer (Node 24 LTS from ' +
+        'https://nodejs.org, your package manager or a version manager such as nvm) and run helm-operator with it',
+    );
+    expect(installed).not.toMatch(/make|\.tools/);
+    expect(nodeTooOld('20.20.2', { checkout: true })).toBe(
+      `${installed}; in this repository's checkout, make puts Node 24 into .tools/ (hack/ensure-node.sh) for its targets`,
+    );
+  });
 });
 
 // The machine's own Node (20 on the CI machine) runs the built entry point: the check must come before any import
@@ -39,6 +51,7 @@ describe.runIf(oldNode)(`the built helm-operator under the machine's ${systemVer
       (e: { code?: number; stderr?: string }) => e,
     );
     expect(err?.code).toBe(1);
-    expect(err?.stderr?.trim()).toBe(nodeTooOld(systemVersion));
+    // dist/ is in this repository's checkout, so the message names make's .tools/.
+    expect(err?.stderr?.trim()).toBe(nodeTooOld(systemVersion, { checkout: true }));
   });
 });

@@ -1,32 +1,16 @@
 // The composition of the CLI's tool commands (everything but `run`): undeploy and cleanup build the real kube
-// client and helm adapter from the environment main.ts hands over, the scaffolding commands build theirs.
-// Called only by main.ts; never reads process.* itself (env, cwd and stdio come in) and never exits.
+// client and helm adapter from the environment cli.ts hands over, the scaffolding commands build theirs. Each
+// command imports its own modules when it runs (only light ones are imported here), so `--help` loads almost nothing.
+// Called only by cli.ts; never reads process.* itself (env, cwd and stdio come in) and never exits.
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { chartName } from '../config/chart-dir.js';
 import { parseDuration } from '../config/duration.js';
-import { loadWatches } from '../config/watches.js';
-import { realClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
-import { cleanup } from '../deploy/free-stranded.js';
-import { undeploy } from '../deploy/undeploy.js';
-import { createHelmCli } from '../helm/cli.js';
-import { manifestObjects } from '../helm/manifest.js';
-import { createKubeClient } from '../kube/client.js';
-import { releaseReader } from '../records/reader.js';
-import { createApi } from '../scaffold/api/api.js';
-import { CREATE_API_USAGE, type CreateApiOptions, parseCreateApiArgs } from '../scaffold/api/flags.js';
-import { generateBundle } from '../scaffold/bundle/bundle.js';
-import { validateBundle } from '../scaffold/bundle/validate.js';
-import { writeFiles } from '../scaffold/files.js';
-import { INIT_USAGE, parseInitArgs, splitInitArgs } from '../scaffold/init/flags.js';
-import { readProject, runInit } from '../scaffold/init/init.js';
-import { GENERATE_RBAC_USAGE, parseGenerateRbacArgs } from '../scaffold/rbac/generate-flags.js';
-import { generateRbac } from '../scaffold/rbac/rbac.js';
-import { type DiscoverKind, discoverFromKube } from '../scaffold/rbac/rules.js';
+import type { CreateApiOptions } from '../scaffold/api/flags.js';
+import type { DiscoverKind } from '../scaffold/rbac/rules.js';
 import { HELM_BINARY_USAGE, parseToolFlags, takeHelmBinary } from './flags/tool.js';
 import { readAll } from './read-all.js';
 
@@ -78,6 +62,11 @@ export async function runUndeploy(argv: readonly string[], io: ToolIo, signal: A
   if (typeof file !== 'string') throw new ConfigError('undeploy: -f FILE (or - for stdin) is required');
   const manifest = await readInput(file, io);
   const timeoutMs = parseDuration(String(flags.get('timeout') ?? '5m'));
+  const [{ createKubeClient }, { realClock }, { undeploy }] = await Promise.all([
+    import('../kube/client.js'),
+    import('../core/clock.js'),
+    import('../deploy/undeploy.js'),
+  ]);
   const kube = createKubeClient({ env: io.env }).client;
   await undeploy(
     { manifest, timeoutMs, dryRun: flags.get('dry-run') === true },
@@ -96,6 +85,15 @@ export async function runCleanup(argv: readonly string[], io: ToolIo, signal: Ab
     'dry-run': 'bool',
     yes: 'bool',
   });
+  const [{ loadWatches }, { chartName }, { createKubeClient }, { createHelmCli }, { releaseReader }, { cleanup }] =
+    await Promise.all([
+      import('../config/watches.js'),
+      import('../config/chart-dir.js'),
+      import('../kube/client.js'),
+      import('../helm/cli.js'),
+      import('../records/reader.js'),
+      import('../deploy/free-stranded.js'),
+    ]);
   const { watches } = loadWatches(String(flags.get('watches-file') ?? './watches.yaml'), { env: io.env, cwd: io.cwd });
   const kube = createKubeClient({ env: io.env }).client;
   const workDir = await mkdtemp(join(tmpdir(), 'helm-operator-cleanup-'));
@@ -130,12 +128,17 @@ export async function runCleanup(argv: readonly string[], io: ToolIo, signal: Ab
 }
 
 export async function runInitCommand(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  const { INIT_USAGE, parseInitArgs, splitInitArgs } = await import('../scaffold/init/flags.js');
   if (wantsHelp(argv, io, INIT_USAGE)) return 0;
   const { binary, rest } = takeHelmBinary('init', argv, io.env);
   const split = splitInitArgs(rest);
   const initOptions = parseInitArgs(split.init, io.cwd);
   // Both commands' flags are checked before anything is written.
-  const api = split.api.length === 0 ? undefined : parseCreateApiArgs(split.api, io.cwd);
+  const api =
+    split.api.length === 0
+      ? undefined
+      : (await import('../scaffold/api/flags.js')).parseCreateApiArgs(split.api, io.cwd);
+  const { runInit } = await import('../scaffold/init/init.js');
   const result = await runInit(initOptions, signal);
   for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
   for (const f of result.written) io.stdout.write(`wrote ${f}\n`);
@@ -175,6 +178,14 @@ export async function runGenerateBundle(argv: readonly string[], io: ToolIo, sig
   const version = flags.get('version');
   if (typeof version !== 'string') throw new ConfigError('generate bundle: --version=X.Y.Z is required');
   const text = await readInput(file, io);
+  const [{ manifestObjects }, { generateBundle }, { validateBundle }, { writeFiles }, { readProject }] =
+    await Promise.all([
+      import('../helm/manifest.js'),
+      import('../scaffold/bundle/bundle.js'),
+      import('../scaffold/bundle/validate.js'),
+      import('../scaffold/files.js'),
+      import('../scaffold/init/init.js'),
+    ]);
   const pkg = flags.get('package');
   const packageName = typeof pkg === 'string' ? pkg : (await readProject(io.cwd, signal)).projectName;
   const str = (k: string) => (typeof flags.get(k) === 'string' ? String(flags.get(k)) : undefined);
@@ -201,6 +212,11 @@ export async function runGenerateBundle(argv: readonly string[], io: ToolIo, sig
 
 /** The user's helm (their repositories and registry logins) and, when a cluster answers, its discovery. */
 async function scaffoldDeps(binary: string, io: ToolIo, signal: AbortSignal) {
+  const [{ createHelmCli }, { createKubeClient }, { discoverFromKube }] = await Promise.all([
+    import('../helm/cli.js'),
+    import('../kube/client.js'),
+    import('../scaffold/rbac/rules.js'),
+  ]);
   const helm = createHelmCli({ binary, workDir: tmpdir(), env: io.env, isolated: false });
   let discover: DiscoverKind | undefined;
   try {
@@ -214,6 +230,7 @@ async function scaffoldDeps(binary: string, io: ToolIo, signal: AbortSignal) {
 }
 
 export async function runCreateApi(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  const { CREATE_API_USAGE, parseCreateApiArgs } = await import('../scaffold/api/flags.js');
   if (wantsHelp(argv, io, CREATE_API_USAGE + HELM_BINARY_USAGE)) return 0;
   const { binary, rest } = takeHelmBinary('create api', argv, io.env);
   return createApiAndReport(parseCreateApiArgs(rest, io.cwd), binary, io, signal);
@@ -229,6 +246,7 @@ async function createApiAndReport(
     ...(await scaffoldDeps(binary, io, signal)),
     progress: (line: string) => io.stderr.write(`${line}\n`),
   };
+  const { createApi } = await import('../scaffold/api/api.js');
   const r = await createApi(opts, deps, signal);
   for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
   for (const f of r.written) io.stdout.write(`wrote ${f}\n`);
@@ -237,8 +255,10 @@ async function createApiAndReport(
 }
 
 export async function runGenerateRbac(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  const { GENERATE_RBAC_USAGE, parseGenerateRbacArgs } = await import('../scaffold/rbac/generate-flags.js');
   if (wantsHelp(argv, io, GENERATE_RBAC_USAGE + HELM_BINARY_USAGE)) return 0;
   const { binary, rest } = takeHelmBinary('generate rbac', argv, io.env);
+  const { generateRbac } = await import('../scaffold/rbac/rbac.js');
   const r = await generateRbac(parseGenerateRbacArgs(rest, io.cwd), await scaffoldDeps(binary, io, signal), signal);
   for (const w of r.warnings) io.stderr.write(`warning: ${w}\n`);
   for (const f of r.created) io.stdout.write(`wrote ${f}\n`);

@@ -1,6 +1,6 @@
 // The helm metrics middleware: every call is timed into helm_operator_helm_exec_duration_seconds{action,result},
 // and the release commands still running past their HelmStillRunning threshold can be counted at each scrape
-// (helm_operator_helm_still_running{action}). Called by the CLI (cmd/cli.ts), which hands it to the process-wide chain;
+// (helm_operator_helm_still_running{action}). Called by the CLI (cmd/run.ts), which hands it to the process-wide chain;
 // it never changes arguments, results or errors.
 import type { Logger } from '../core/logger.js';
 import type { HelmMiddleware } from '../helm/middleware.js';

@@ -1,6 +1,6 @@
 // The metrics server's TLS certificate (--metrics-secure): tls.crt/tls.key read from --metrics-cert-path, or else a
 // self-signed EC P-256 certificate built in memory with a minimal DER encoder (Node has no X.509 builder), as
-// controller-runtime does. Called by the CLI (cmd/cli.ts) at startup; never writes the key to disk or logs it.
+// controller-runtime does. Called by the CLI (cmd/run.ts) at startup; never writes the key to disk or logs it.
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIPv4 } from 'node:net';

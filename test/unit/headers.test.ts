@@ -26,9 +26,12 @@ function header(path: string): string {
   return lines.join(' ');
 }
 
-/** The files a module imports directly (relative imports, resolved to their .ts paths). */
+/**
+ * The files a module imports directly (relative imports, resolved to their .ts paths). A module loaded with
+ * `await import('./x.js')` counts: the CLI loads each command's modules only when it runs (cmd/cli.ts, tools.ts).
+ */
 function imports(path: string): Set<string> {
-  const found = readFileSync(path, 'utf8').matchAll(/from '(\.[^']+)'/g);
+  const found = readFileSync(path, 'utf8').matchAll(/(?:from |import\()'(\.[^']+)'/g);
   return new Set([...found].map((m) => resolve(dirname(path), (m[1] ?? '').replace(/\.js$/, '.ts'))));
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
 import { parseRunFlags } from './flags.js';
+import { RUN_USAGE } from './run-usage.js';
 
 const ctx = { env: {}, cpus: 4 };
 
@@ -105,5 +106,24 @@ describe('parseRunFlags', () => {
   ])('rejects %j with a message naming the flag', (argv, message) => {
     expect(() => parseRunFlags(argv, ctx)).toThrow(ConfigError);
     expect(() => parseRunFlags(argv, ctx)).toThrow(message);
+  });
+});
+
+describe('RUN_USAGE (a module of its own, so that run --help loads no part of the operator)', () => {
+  it('names only flags the parser knows, and the defaults it uses', () => {
+    const named = [...RUN_USAGE.matchAll(/(?:^ {2}|, )--([a-z][a-z0-9-]*)/gm)].map((m) => m[1] as string);
+    expect(named.length).toBeGreaterThan(30);
+    const unknown = named.filter((n) => {
+      try {
+        parseRunFlags([`--${n}`, 'x'], ctx);
+        return false;
+      } catch (err) {
+        return (err as Error).message.startsWith('unknown flag');
+      }
+    });
+    expect(unknown).toEqual([]);
+    const o = parseRunFlags([], ctx);
+    expect(RUN_USAGE).toContain(`deleted; 1 uninstalls each in its own helm process (default ${o.maxUninstallBatch})`);
+    expect(RUN_USAGE).toContain(`(default ${o.statusManifest})`);
   });
 });

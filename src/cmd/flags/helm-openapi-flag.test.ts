@@ -1,7 +1,8 @@
 // --helm-openapi-validation parsing (kept apart from flags.test.ts): the default, true/false, bad values, usage.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
-import { parseRunFlags, RUN_USAGE } from './flags.js';
+import { parseRunFlags } from './flags.js';
+import { RUN_USAGE } from './run-usage.js';
 
 const ctx = { env: {}, cpus: 4 };
 

@@ -1,6 +1,7 @@
 // --in-process-uninstall parsing (kept apart from flags.test.ts): on by default, true/false, bad values, usage.
 import { describe, expect, it } from 'vitest';
-import { parseRunFlags, RUN_USAGE } from './flags.js';
+import { parseRunFlags } from './flags.js';
+import { RUN_USAGE } from './run-usage.js';
 
 const ctx = { env: {}, cpus: 4 };
 

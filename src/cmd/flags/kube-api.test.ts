@@ -1,7 +1,8 @@
 // --kube-api-qps / --kube-api-burst through the run flag parser: off by default, on for a qps ≥ 0, bad values.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
-import { parseRunFlags, RUN_USAGE } from './flags.js';
+import { parseRunFlags } from './flags.js';
+import { RUN_USAGE } from './run-usage.js';
 
 const ctx = { env: {}, cpus: 4 };
 const limit = (...argv: string[]) => parseRunFlags(argv, ctx).kubeApiRateLimit;

@@ -1,5 +1,5 @@
 // Resolves where the leader-election Lease lives from the run flags and the kube connection, with
-// controller-runtime's rules and messages. Pure; called by cmd/cli.ts before any controller starts.
+// controller-runtime's rules and messages. Pure; called by cmd/run.ts before any controller starts.
 // Never reads process.* and never touches the cluster.
 import { ConfigError } from '../../core/errors.js';
 import type { KubeConnectionInfo } from '../../kube/client.js';

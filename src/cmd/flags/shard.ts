@@ -1,6 +1,6 @@
 // `--shard-count`, `--shard-index` and the lease timings (`--leader-elect-lease-duration`, `…-renew-deadline`,
 // `…-retry-period`, kube-controller-manager's names) of `helm-operator run`, and which shard a replica owns: the flag,
-// else the StatefulSet ordinal ending its pod name. Pure; called by flags.ts and cli.ts; throws ConfigError naming
+// else the StatefulSet ordinal ending its pod name. Pure; called by flags.ts and run.ts; throws ConfigError naming
 // the flag. Never reads process.* itself: the caller passes the pod name.
 import { parseDuration } from '../../config/duration.js';
 import { ConfigError } from '../../core/errors.js';

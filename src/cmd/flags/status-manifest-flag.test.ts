@@ -1,7 +1,8 @@
 // --status-manifest parsing (kept apart from flags.test.ts): the default, each mode, and bad values.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
-import { parseRunFlags, RUN_USAGE } from './flags.js';
+import { parseRunFlags } from './flags.js';
+import { RUN_USAGE } from './run-usage.js';
 
 const ctx = { env: {}, cpus: 4 };
 

@@ -135,7 +135,7 @@ describe('the operator image, stage by stage, without Docker', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('build stage: the production-only install runs `helm-operator version` and holds no devDependency', async () => {
+  it('build stage: the production-only install runs `helm-operator version --helm` and holds no devDependency', async () => {
     const env = { PATH: `${NODE_BIN}:/usr/bin:/bin`, HOME: root, TMPDIR: root, NODE_OPTIONS: guard };
     // The guard works: a module outside the image cannot be loaded.
     const outside = pathToFileURL(join(ROOT, 'node_modules/yaml/dist/index.js')).href;
@@ -145,7 +145,7 @@ describe('the operator image, stage by stage, without Docker', () => {
         env,
       }),
     ).rejects.toThrow('image guard: ');
-    const out = await run(process.execPath, [join(app(), 'dist/cmd/main.js'), 'version'], {
+    const out = await run(process.execPath, [join(app(), 'dist/cmd/main.js'), 'version', '--helm'], {
       cwd: root,
       env: { ...env, HELM_BINARY: helmV3 ?? 'helm' },
     });

@@ -1,0 +1,195 @@
+// `helm-operator run`, the composition of the running operator: builds the real logger, helm adapter and kube
+// client from the flags and the environment, hands them to the manager (src/manager/) and installs the signal
+// handlers. Loaded by cli.ts only for `run`, so that the other commands never load the operator.
+// Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) return a non-zero exit code with one message.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadWatches } from '../config/watches.js';
+import { realClock } from '../core/clock.js';
+import { OperatorError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { createHelmCli } from '../helm/cli.js';
+import { HelmVersionError } from '../helm/errors.js';
+import { chain } from '../helm/middleware.js';
+import { checkHelmVersion } from '../helm/output.js';
+import { stopRunningProcesses } from '../helm/process.js';
+import { createKubeClient } from '../kube/client.js';
+import { Manager } from '../manager/manager.js';
+import { HelmRuns, helmMetrics, metricAndDebugLog } from '../observability/helm-metrics.js';
+import { createLogger } from '../observability/logger.js';
+import { OperatorMetrics } from '../observability/metrics.js';
+import { fifoPostRenderer } from '../ownership/fifo-server.js';
+import { ownershipRenderer } from '../ownership/renderer.js';
+import { createMetricsAuthorizer } from '../server/metrics-auth.js';
+import { servingCertificate } from '../server/selfsigned.js';
+import { VERSION } from '../version.js';
+import { parseRunFlags } from './flags/flags.js';
+import { leaseTarget } from './flags/leader.js';
+import { watchNamespaces } from './flags/namespaces.js';
+import { ownShard } from './flags/shard.js';
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** `helm-operator run` (its --help is answered by cli.ts without loading this module); resolves to the exit code. */
+export async function runOperator(argv: readonly string[]): Promise<number> {
+  // A flag error is a usage error: plain text and exit 2, as the other commands, before any logger exists.
+  let opts: ReturnType<typeof parseRunFlags>;
+  try {
+    opts = parseRunFlags(argv, { env: process.env, cpus: availableParallelism() });
+  } catch (err) {
+    const code = err instanceof OperatorError ? ` (${err.code})` : '';
+    process.stderr.write(`helm-operator run: ${message(err)}${code}\n`);
+    return 2;
+  }
+  const logger: Logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
+  let workDir: string | undefined;
+  let manager: Manager | undefined;
+  try {
+    logger.info({ version: VERSION, node: process.version }, 'Starting helm-operator');
+    for (const flag of opts.notYet) logger.warn({ flag }, 'Flag accepted for compatibility but not implemented yet');
+
+    const { watches, warnings } = loadWatches(opts.watchesFile, { env: process.env, cwd: process.cwd() });
+    for (const w of warnings) logger.warn({ file: opts.watchesFile }, w);
+
+    const metrics = new OperatorMetrics({ version: VERSION });
+    // Built (no request yet) before the servers: --metrics-require-rbac checks tokens with it.
+    const kube = createKubeClient({
+      env: process.env,
+      userAgent: `helm-operator-ts/${VERSION} (${process.platform}/${process.arch}) node/${process.versions.node}`,
+      ...(opts.kubeApiRateLimit ? { rateLimit: opts.kubeApiRateLimit } : {}),
+    });
+    const tls = opts.metricsSecure
+      ? servingCertificate({
+          certPath: opts.metricsCertPath,
+          certName: opts.metricsCertName,
+          keyName: opts.metricsCertKey,
+        })
+      : undefined;
+    // Served before helm, discovery and informers: /healthz answers at once, /readyz is 503 until every
+    // controller's informers have synced.
+    manager = await Manager.start({
+      servers: {
+        metricsAddress: opts.metricsBindAddress,
+        probeAddress: opts.healthProbeBindAddress,
+        ...(tls ? { tls } : {}),
+        ...(opts.metricsRequireRbac
+          ? {
+              authorize: createMetricsAuthorizer({
+                kube: kube.client,
+                clock: realClock,
+                logger: logger.child({ component: 'metrics-auth' }),
+              }),
+            }
+          : {}),
+      },
+      metrics,
+      clock: realClock,
+      logger,
+    });
+
+    workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
+    // helm runs a bash script as its post-renderer, which hands each manifest back through this private directory.
+    const postRenderDir = join(workDir, 'post-render');
+    const postRenderer = fifoPostRenderer(postRenderDir);
+    const observeHelm = metricAndDebugLog(metrics, logger.child({ component: 'helm' }));
+    const helmBase = {
+      binary: opts.helmBinary,
+      workDir,
+      env: process.env,
+      openApiValidation: opts.helmOpenApiValidation,
+      // helm's requests under the operator's own limit: none by default, as operator-sdk's in-process helm.
+      rateLimit: opts.kubeApiRateLimit ?? { qps: -1 },
+    };
+    // Probe helm once: its major version is an input of the client that runs the releases.
+    const probe = chain(createHelmCli(helmBase), [helmMetrics(observeHelm)]);
+    const probeSignal = AbortSignal.timeout(30_000);
+    const helmVersion = await probe.version({ signal: probeSignal }).catch((err: unknown) => {
+      if (!probeSignal.aborted) throw err;
+      const binary = JSON.stringify(opts.helmBinary);
+      throw new HelmVersionError('unknown', `helm version did not answer within 30s (binary ${binary}): is it helm?`, {
+        cause: err,
+      });
+    });
+    checkHelmVersion(helmVersion);
+    const runs = new HelmRuns();
+    metrics.helmStillRunning(() => runs.stillRunning());
+    const helm = createHelmCli({ ...helmBase, postRenderer, major: helmVersion.major });
+    logger.info({ helm: helmVersion.version, binary: opts.helmBinary }, 'Found helm');
+
+    const conn = kube.describe();
+    logger.info({ server: conn.server, context: conn.context, source: conn.source }, 'Connecting to the API server');
+    const lease = leaseTarget(opts, conn);
+    const identity = `${hostname()}_${randomUUID()}`;
+    const timing = opts.leaseTiming;
+    const sharding =
+      lease && opts.shardCount > 1
+        ? {
+            ...lease,
+            identity,
+            timing,
+            count: opts.shardCount,
+            index: ownShard(opts, process.env.POD_NAME || process.env.HOSTNAME || hostname()),
+          }
+        : undefined;
+    const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
+    logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
+    const stop = stopOnSignals(logger);
+    return await manager.run(
+      {
+        watches,
+        namespaces,
+        reconcilePeriodMs: opts.reconcilePeriodMs,
+        maxConcurrentReconciles: opts.maxConcurrentReconciles,
+        uninstallBatch: opts.maxUninstallBatch,
+        inProcessUninstall: opts.inProcessUninstall ? { helmMajor: helmVersion.major } : undefined,
+        kube: kube.client,
+        helm,
+        render: (p) => helm.template(p),
+        helmMiddlewares: [helmMetrics(observeHelm, runs)],
+        suppressOverrideValues: opts.suppressOverrideValues,
+        statusManifest: opts.statusManifest,
+        chartRollout: opts.chartRollout,
+        postRender: {
+          dir: postRenderDir,
+          render: ownershipRenderer(kube.client),
+          kill: (pid, sig) => process.kill(pid, sig),
+        },
+        lease: lease && { ...lease, identity, timing },
+        shards: sharding,
+      },
+      stop,
+    );
+  } catch (err) {
+    const code = err instanceof OperatorError ? err.code : undefined;
+    logger.error({ code }, message(err));
+    return 1;
+  } finally {
+    await manager?.close();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * SIGTERM and SIGINT abort the returned signal: the operator stops taking work and waits for running helm
+ * processes (SIGTERM is sent to them). Persistent listeners (not `once`), so that every signal is handled here. A
+ * second signal exits at once, after sending SIGTERM to the helm processes still running.
+ */
+function stopOnSignals(logger: Logger): AbortSignal {
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stop.signal.aborted) {
+      logger.warn({ signal: sig }, 'Second signal: exiting without waiting for helm');
+      stopRunningProcesses();
+      process.exit(1);
+    }
+    logger.info({ signal: sig }, 'Stopping: waiting for running helm processes (SIGTERM sent to them)');
+    stop.abort(new Error(`received ${sig}`));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return stop.signal;
+}
