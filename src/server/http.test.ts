@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
-import { type AuthorizeResult, type HttpServers, parseBindAddress, startHttpServers } from './http.js';
+import { type AuthorizeResult, type HttpServers, listenAdvice, parseBindAddress, startHttpServers } from './http.js';
 import { selfSignedCertificate } from './selfsigned.js';
 
 const metrics = {
@@ -62,7 +62,7 @@ describe('startHttpServers', () => {
     expect(servers.addresses).toEqual({});
   });
 
-  it('fails with a ConfigError naming the flag when the port is taken', async () => {
+  it('fails with a ConfigError naming the flag and what to pass instead when the port is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const address = blocker.address();
@@ -76,7 +76,11 @@ describe('startHttpServers', () => {
           readyz: () => true,
           logger: silentLogger,
         }),
-      ).rejects.toThrow(`--health-probe-bind-address: cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+      ).rejects.toThrow(
+        `--health-probe-bind-address: cannot listen on 127.0.0.1:${port}: another process already listens there ` +
+          '(EADDRINUSE); stop it, or pass --health-probe-bind-address with another port (":0" picks a free one and ' +
+          'logs it), or "0" to turn the health probes off',
+      );
     } finally {
       await new Promise((r) => blocker.close(r));
     }
@@ -219,5 +223,26 @@ describe('parseBindAddress', () => {
 
   it.each(['8080', '', ':', 'host:99999', '::1:80'])('rejects %j', (raw) => {
     expect(() => parseBindAddress(raw, 'metrics-bind-address')).toThrow(/--metrics-bind-address: .* is not an address/);
+  });
+});
+
+describe('listenAdvice', () => {
+  const err = (code: string) => Object.assign(new Error(code), { code });
+
+  it('names the metrics flag, a free port and turning the server off for a taken port', () => {
+    expect(listenAdvice(err('EADDRINUSE'), 'metrics-bind-address')).toBe(
+      'another process already listens there (EADDRINUSE); stop it, or pass --metrics-bind-address with another ' +
+        'port (":0" picks a free one and logs it), or "0" to turn the metrics server off',
+    );
+  });
+
+  it('explains a privileged port and an address the machine does not have, naming the flag', () => {
+    expect(listenAdvice(err('EACCES'), 'metrics-bind-address')).toMatch(
+      /^not allowed to listen there \(EACCES; ports below 1024 need privileges\); pass --metrics-bind-address /,
+    );
+    expect(listenAdvice(err('EADDRNOTAVAIL'), 'health-probe-bind-address')).toContain(
+      'pass --health-probe-bind-address with one of its addresses',
+    );
+    expect(listenAdvice(err('EMFILE'), 'health-probe-bind-address')).toMatch(/^EMFILE; pass --health-probe-bind/);
   });
 });

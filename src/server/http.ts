@@ -164,7 +164,7 @@ function listen(server: Server, at: { host: string; port: number }, flag: string
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const where = `${at.host.includes(':') ? `[${at.host}]` : at.host}:${at.port}`;
-      reject(new ConfigError(`--${flag}: cannot listen on ${where}: ${err.code ?? err.message}`, { cause: err }));
+      reject(new ConfigError(`--${flag}: cannot listen on ${where}: ${listenAdvice(err, flag)}`, { cause: err }));
     };
     server.once('error', onError);
     const ready = () => {
@@ -175,4 +175,20 @@ function listen(server: Server, at: { host: string; port: number }, flag: string
     if (at.host === '') server.listen(at.port, ready);
     else server.listen(at.port, at.host, ready);
   });
+}
+
+/** Why a server cannot listen, in words, and what to pass instead: the flag's name and its two ways out. */
+export function listenAdvice(err: NodeJS.ErrnoException, flag: string): string {
+  const server = flag === 'metrics-bind-address' ? 'the metrics server' : 'the health probes';
+  const instead = `pass --${flag} with another port (":0" picks a free one and logs it), or "0" to turn ${server} off`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return `another process already listens there (EADDRINUSE); stop it, or ${instead}`;
+    case 'EACCES':
+      return `not allowed to listen there (EACCES; ports below 1024 need privileges); ${instead}`;
+    case 'EADDRNOTAVAIL':
+      return `no network interface of this machine has that address (EADDRNOTAVAIL); pass --${flag} with one of its addresses, or ":<port>" for all of them`;
+    default:
+      return `${err.code ?? err.message}; ${instead}`;
+  }
 }
