@@ -74,7 +74,7 @@ describe('referencedValues', () => {
       { ref: ref({ kind: 'Secret', name: 'gone', optional: true }), object: undefined },
       { ref: ref({ kind: 'ConfigMap', name: 'c', valuesKey: 'other', optional: true }), object: configMap({ a: 'x' }) },
     ]);
-    expect(got).toEqual({ values: {}, secrets: [] });
+    expect(got).toEqual({ values: {}, secrets: [], layers: [] });
   });
 
   describe('collects what came from Secrets, for redaction', () => {

@@ -1,11 +1,13 @@
 // Turns the objects that values-from references point at into chart values, as Flux's helm-controller does: each
 // reference's key is a YAML map merged over the ones before it (deeply, key by key), or with targetPath one string
 // placed at that path; optional references whose object or key is missing are skipped. Also collects the strings that
-// came from Secrets, for redaction. Pure; called by reconciler/inputs/values-from.ts. Never puts data in a message.
+// came from Secrets, for redaction, and each reference's own values (for what the spec shadows). Pure; called by
+// reconciler/inputs/values-from.ts. Never puts data in a message.
 import { isRecord } from '../core/guards.js';
 import { deepMerge } from './overrides.js';
 import { StrvalsError } from './strvals.js';
 import { describeReference, placeString, ValuesFromError, type ValuesReference } from './values-from.js';
+import type { ValuesLayer } from './values-from-shadow.js';
 import type { OverrideTree } from './values-tree.js';
 import { parseDocument } from './yaml.js';
 
@@ -20,6 +22,8 @@ export interface ReferencedValues {
   readonly values: Record<string, unknown>;
   /** Every string (and number of 4 or more characters) read from a Secret: helm's output must never show them. */
   readonly secrets: readonly string[];
+  /** Each reference that was used, in order, with its own values (`Secret ns/db key "values.yaml"`). */
+  readonly layers: readonly ValuesLayer[];
 }
 
 /** Numbers from a Secret shorter than this are not redacted: "3" would hide every "3" in helm's messages. */
@@ -29,6 +33,7 @@ const KEYS_SHOWN = 10;
 export function referencedValues(namespace: string, fetched: readonly FetchedReference[]): ReferencedValues {
   let values: Record<string, unknown> = {};
   const secrets = new Set<string>();
+  const layers: ValuesLayer[] = [];
   for (const { ref, object } of fetched) {
     const where = `${ref.kind} ${namespace}/${ref.name}`;
     if (object === undefined) {
@@ -50,16 +55,20 @@ export function referencedValues(namespace: string, fetched: readonly FetchedRef
     }
     const text = ref.kind === 'Secret' ? Buffer.from(raw, 'base64').toString('utf8') : raw;
     const fromSecret = ref.kind === 'Secret';
+    const source = `${where} key ${JSON.stringify(ref.valuesKey)}`;
     if (ref.targetPath !== undefined) {
-      values = withTargetPath(values, { ...ref, targetPath: ref.targetPath }, text, namespace);
+      const placed = { ...ref, targetPath: ref.targetPath };
+      values = withTargetPath(values, placed, text, namespace);
+      layers.push({ source, values: withTargetPath({}, placed, text, namespace) });
       if (fromSecret) addSecret(secrets, text);
       continue;
     }
     const parsed = parseValues(text, ref, namespace);
     if (fromSecret) collect(parsed, secrets);
     values = deepMerge(values, parsed);
+    layers.push({ source, values: parsed });
   }
-  return { values, secrets: [...secrets] };
+  return { values, secrets: [...secrets], layers };
 }
 
 function withTargetPath(

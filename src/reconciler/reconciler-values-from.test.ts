@@ -1,7 +1,8 @@
 // The reconciler with values-from: a missing reference makes the CR Irreconcilable without any helm process; once it
 // exists the release installs with references < spec < overrides; a changed Secret upgrades, an unchanged one runs
 // no helm (the merged values are in the fingerprint); Secret values reach helm only as values and as strings to
-// hide, and never the status (NOTES, manifest) or events; a malformed annotation is terminal.
+// hide, and never the status (NOTES, manifest) or events; a malformed annotation is terminal; spec keys that shadow
+// referenced ones show as ValuesShadowed, with one event per change.
 import { describe, expect, it } from 'vitest';
 import { helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
@@ -152,5 +153,45 @@ describe('HelmReconciler with values-from', () => {
     expect(w.reads).toEqual([]);
     expect(w.releases()).toEqual([]);
     expect(w.condition('Irreconcilable')?.message).toMatch(/item 1: name must be the name of a Secret/);
+  });
+
+  it('says which referenced keys the spec shadows: the condition, and one Warning event per change', async () => {
+    const w = world(JSON.stringify([{ kind: 'Secret', name: 'ui' }]));
+    const shadowEvents = () => w.events.filter((e) => e.startsWith('Warning ValuesShadowed: '));
+    const hidden = 'shadowed-host-5be1';
+    w.secret('ui', { 'values.yaml': `db:\n  host: ${hidden}\n  user: app\n` });
+    await w.reconcile();
+    // The spec's db.host wins (Flux's precedence), and the CR says so, naming the key and the reference only.
+    expect((w.releases()[0]?.params as InstallParams | undefined)?.values).toMatchObject({ db: { host: 'spec-host' } });
+    const shadowed = w.condition('ValuesShadowed');
+    expect(shadowed).toMatchObject({ status: 'True', reason: 'SpecOverridesValuesFrom' });
+    expect(shadowed?.message).toContain('db.host (from Secret apps/ui key "values.yaml")');
+    expect(shadowEvents()).toEqual([`Warning ValuesShadowed: ${shadowed?.message}`]);
+    expect(w.condition('Deployed')?.status).toBe('True');
+    expect(JSON.stringify(w.cr)).not.toContain(hidden);
+    expect(w.events.join('\n')).not.toContain(hidden);
+
+    await w.reconcile();
+    await w.reconcile();
+    expect(shadowEvents()).toHaveLength(1); // not one per reconcile
+
+    w.secret('ui', { 'values.yaml': `db:\n  host: ${hidden}\nreplicaCount: 9\n` });
+    await w.reconcile();
+    expect(w.condition('ValuesShadowed')?.message).toContain('db.host, replicaCount (from Secret apps/ui');
+    expect(shadowEvents()).toHaveLength(2);
+
+    w.secret('ui', { 'values.yaml': 'db:\n  user: app\n' });
+    await w.reconcile();
+    expect(w.condition('ValuesShadowed')).toBeUndefined();
+    expect(shadowEvents()).toHaveLength(2);
+  });
+
+  it('keeps ValuesShadowed on a failed helm step too', async () => {
+    const w = world(JSON.stringify([{ kind: 'Secret', name: 'ui' }]));
+    w.secret('ui', { 'values.yaml': 'replicaCount: 1\n' });
+    w.helm.failNext('install', new Error('boom'));
+    await w.reconcile().catch(() => undefined);
+    expect(w.condition('ReleaseFailed')?.reason).toBe('InstallError');
+    expect(w.condition('ValuesShadowed')?.message).toContain('replicaCount (from Secret apps/ui');
   });
 });

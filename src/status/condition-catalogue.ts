@@ -15,6 +15,7 @@ export const CONDITION_CATALOGUE = {
   Ready: { origin: 'ours', reasons: ['AllObjectsReady', '<Kind>NotReady', '<Kind>Failed', 'StatusUnknown'] },
   Paused: { origin: 'ours', reasons: ['PausedByAnnotation'] },
   ChartRollout: { origin: 'ours', reasons: ['Waiting', 'Halted'] },
+  ValuesShadowed: { origin: 'ours', reasons: ['SpecOverridesValuesFrom'] },
 } as const satisfies Record<string, { origin: 'operator-sdk' | 'ours'; reasons: readonly string[] }>;
 
 type Catalogue = typeof CONDITION_CATALOGUE;
@@ -98,6 +99,13 @@ export const conditions = {
     type: 'ChartRollout',
     status: 'True',
     reason,
+    message,
+  }),
+  /** Keys the spec sets where a values-from reference sets them too: the spec's values win (key paths, no values). */
+  valuesShadowed: (message: string): ConditionInput => ({
+    type: 'ValuesShadowed',
+    status: 'True',
+    reason: 'SpecOverridesValuesFrom',
     message,
   }),
 } as const;

@@ -1,12 +1,14 @@
 // The inputs phase: the CR's spec validated, its values assembled (values-from references, then the spec, then the
-// watch's overrideValues) and the fingerprint of everything a release is rendered from. Bad inputs, or a chart folder
-// that is gone or unreadable, make the CR Irreconcilable and install nothing. Called by reconciler.ts; never runs helm.
+// watch's overrideValues), the spec keys that shadow values-from ones (ValuesShadowed), and the fingerprint of
+// everything a release is rendered from. Bad inputs, or a chart folder that is gone or unreadable, make the CR
+// Irreconcilable and install nothing. Called by reconciler.ts; never runs helm.
 import { ValuesFromError } from '../../config/values-from.js';
+import { shadowMessage } from '../../config/values-from-shadow.js';
 import { TerminalError } from '../../core/errors.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { retryAfterFailure } from '../retry.js';
 import type { ReconcileRun } from '../run.js';
-import { markIrreconcilable } from '../status/draft.js';
+import { markIrreconcilable, noteShadowing } from '../status/draft.js';
 import type { ChartDigestMemo } from './chart-digest-memo.js';
 import { ChartUnreadableError } from './chart-unreadable.js';
 import { fingerprintLabel, OWNERSHIP_RENDER, releaseFingerprint } from './fingerprint.js';
@@ -40,6 +42,7 @@ export async function readInputs(run: ReconcileRun, d: InputDeps): Promise<Input
     markIrreconcilable(run, err.message);
     throw valuesFromFailure(err, { key, failures: (run.base.failures ?? 0) + 1, backoff: d.releaseBackoff });
   });
+  noteShadowing(run, shadowMessage(chart.shadowed));
   const options = {
     dryRunOption: d.watch.dryRunOption ?? '',
     ...(d.postRenderArgs ? { postRender: OWNERSHIP_RENDER } : {}),

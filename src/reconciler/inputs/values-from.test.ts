@@ -39,7 +39,7 @@ describe('chartValues', () => {
       reader: referenceReader(kube),
       signal,
     });
-    expect(got).toEqual({ values: { a: 1, b: { c: 'o' } }, secrets: [] });
+    expect(got).toEqual({ values: { a: 1, b: { c: 'o' } }, secrets: [], shadowed: [] });
     expect(kube.calls).toEqual([]);
   });
 

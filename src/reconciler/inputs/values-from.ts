@@ -1,7 +1,8 @@
 // A CR's chart values with its values-from annotation: GETs each referenced ConfigMap and Secret in the CR's namespace
 // (fresh on every reconcile: the manager's reference watch only triggers reconciles, it caches no data), merges
-// references, then spec, then overrides (later wins, key by key), and hands helm the strings read from Secrets to
-// hide. Called by inputs/inputs.ts (the manager wires referenceReader). Never logs, keeps or shows anything it read.
+// references, then spec, then overrides (later wins, key by key), hands helm the strings read from Secrets to hide,
+// and says which referenced keys the spec shadows (key paths only). Called by inputs/inputs.ts (the manager wires
+// referenceReader). Never logs, keeps or shows anything it read.
 import { deepMerge } from '../../config/overrides.js';
 import {
   parseValuesFrom,
@@ -10,6 +11,7 @@ import {
   ValuesFromError,
 } from '../../config/values-from.js';
 import { type FetchedReference, referencedValues } from '../../config/values-from-data.js';
+import { type Shadowed, shadowedBySpec } from '../../config/values-from-shadow.js';
 import { TerminalError } from '../../core/errors.js';
 import type { HelmMiddleware } from '../../helm/middleware.js';
 import { redact, secretsOf } from '../../helm/redact.js';
@@ -49,6 +51,8 @@ export function referenceReader(kube: Pick<KubeClient, 'get'>): ReferenceReader 
 export interface ChartInputs {
   readonly values: Record<string, unknown>;
   readonly secrets: readonly string[];
+  /** The references whose keys the spec sets too (the spec's values win), with those key paths; [] for none. */
+  readonly shadowed: readonly Shadowed[];
 }
 
 export interface ChartValuesOptions {
@@ -65,7 +69,7 @@ export interface ChartValuesOptions {
 /** references → spec → overrides. Throws a ValuesFromError (naming the reference) for anything it cannot use. */
 export async function chartValues(o: ChartValuesOptions): Promise<ChartInputs> {
   const refs = parseValuesFrom(o.cr.metadata.annotations?.[VALUES_FROM_ANNOTATION]);
-  if (refs.length === 0) return { values: deepMerge(o.spec, o.overrides), secrets: [] };
+  if (refs.length === 0) return { values: deepMerge(o.spec, o.overrides), secrets: [], shadowed: [] };
   const { reader, signal } = o;
   if (reader === undefined) {
     throw new ValuesFromError(`annotation ${VALUES_FROM_ANNOTATION} is not supported here`, 'VALUES_FROM_UNRESOLVED');
@@ -87,7 +91,11 @@ export async function chartValues(o: ChartValuesOptions): Promise<ChartInputs> {
     refs.map(async (ref) => ({ ref, object: await read(ref.kind, ref.name) })),
   );
   const referenced = referencedValues(namespace, fetched);
-  return { values: deepMerge(deepMerge(referenced.values, o.spec), o.overrides), secrets: referenced.secrets };
+  return {
+    values: deepMerge(deepMerge(referenced.values, o.spec), o.overrides),
+    secrets: referenced.secrets,
+    shadowed: shadowedBySpec(referenced.layers, o.spec),
+  };
 }
 
 async function readOne(

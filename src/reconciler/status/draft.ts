@@ -1,10 +1,18 @@
 // The named contributions a reconcile makes to its status draft (the run's updater): Irreconcilable inputs, a failed
-// helm step, a deployed release. Each builds on the run's base status with status.ts' pure builders and queues what
+// helm step, a deployed release, spec values that shadow values-from ones. Each builds on the run's base status with status.ts' pure builders and queues what
 // follows the write (its event). Called by the phases; never writes to the API server itself (the hub applies).
 import { conditions } from '../../status/condition-catalogue.js';
+import { findCondition } from '../../status/conditions.js';
 import type { ReconcileRun } from '../run.js';
 import type { DeployedRelease, HelmAppStatus, ReadyState } from '../types.js';
-import { deployedStatus, type FailureCondition, failedStatus, withoutFailures, withReadiness } from './status.js';
+import {
+  deployedStatus,
+  type FailureCondition,
+  failedStatus,
+  withoutFailures,
+  withReadiness,
+  withShadowing,
+} from './status.js';
 
 /** Inputs that cannot be reconciled as they are: Irreconcilable with `message`, and a ReconcileError event. */
 export function markIrreconcilable(run: ReconcileRun, message: string): void {
@@ -32,4 +40,21 @@ export function deployed(
 ): HelmAppStatus {
   const now = run.now();
   return withReadiness(deployedStatus(withoutFailures(base), d.reason, d.notes, d.release, now), d.ready, now);
+}
+
+/**
+ * ValuesShadowed on every status this reconcile writes (`message` names the keys; undefined: the spec shadows
+ * nothing, and the condition goes), and a `ValuesShadowed` Warning event once the condition is written with a message
+ * it did not show before: once per change, not per reconcile.
+ */
+export function noteShadowing(run: ReconcileRun, message: string | undefined): void {
+  run.updater.amend((s) => withShadowing(s, message, run.now()));
+  if (message === undefined || findCondition(run.updater.shown.conditions, 'ValuesShadowed')?.message === message) {
+    return;
+  }
+  run.updater.afterApply(() => {
+    if (findCondition(run.updater.shown.conditions, 'ValuesShadowed')?.message !== message) return; // not written
+    run.note('Warning', 'ValuesShadowed', message);
+    run.log.info({ reason: 'ValuesShadowed' }, 'Spec values shadow values-from values');
+  });
 }

@@ -153,6 +153,18 @@ export function withDeployedRelease(s: HelmAppStatus, deployedRelease: DeployedR
   return deployedRelease ? { ...rest, deployedRelease } : rest;
 }
 
+/**
+ * The ValuesShadowed condition set to `message` (which spec keys shadow values-from keys), or removed when the spec
+ * shadows nothing.
+ */
+export function withShadowing(s: HelmAppStatus, message: string | undefined, now: number): HelmAppStatus {
+  const conditions =
+    message === undefined
+      ? removeCondition(s.conditions, 'ValuesShadowed')
+      : setCondition(s.conditions, condition.valuesShadowed(trim(message)), now);
+  return conditions === s.conditions ? s : { ...s, conditions };
+}
+
 /** The Ready condition set from the release's objects; removed when they are not watched (it would go stale). */
 export function withReadiness(s: HelmAppStatus, ready: ReadyState | undefined, now: number): HelmAppStatus {
   const conditions = ready

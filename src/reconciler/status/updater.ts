@@ -20,6 +20,7 @@ export class StatusUpdater {
   #pending: HelmAppStatus | undefined;
   #removeFinalizers = false;
   #afterApply: (() => void)[] = [];
+  #amendments: ((status: HelmAppStatus) => HelmAppStatus)[] = [];
 
   constructor(options: StatusUpdaterOptions) {
     this.#crs = options.crs;
@@ -68,6 +69,14 @@ export class StatusUpdater {
     });
   }
 
+  /**
+   * Lays `change` over every status apply() writes from now on, whichever phase set it (what the inputs phase found
+   * holds for the whole reconcile, success or failure).
+   */
+  amend(change: (status: HelmAppStatus) => HelmAppStatus): void {
+    this.#amendments.push(change);
+  }
+
   /** Runs `fn` once the next apply() has succeeded (e.g. an event that must not precede the status it reports). */
   afterApply(fn: () => void): void {
     this.#afterApply.push(fn);
@@ -86,7 +95,7 @@ export class StatusUpdater {
   async apply(signal: AbortSignal): Promise<void> {
     const callbacks = this.#afterApply;
     this.#afterApply = [];
-    const status = this.#pending && withState(this.#pending);
+    const status = this.#pending && withState(this.#amendments.reduce((s, change) => change(s), this.#pending));
     if (status !== undefined) {
       await this.#onLatest(signal, async () => {
         if (!sameStatus(this.#shown, status) || this.#cr.status === undefined) {

@@ -24,6 +24,8 @@ describe('a chart folder removed under the running operator', () => {
     (await f.kube.core.listNamespacedEvent({ namespace: f.ns, fieldSelector: `involvedObject.name=app` })).items.filter(
       (e) => e.reason === reason,
     );
+  /** status.state, the STATUS column's word. */
+  const state = async () => ((await f.crs.get('app')).status as { state?: string } | undefined)?.state;
   const helmCalls = () => f.op.helmCalls().filter((c) => c !== 'version');
 
   it('names the folder in the condition, replacing the older error, and in an event; recovers once it is back', async () => {
@@ -46,7 +48,7 @@ describe('a chart folder removed under the running operator', () => {
     );
     const cr = await f.crs.get('app');
     expect(cr.status?.conditions?.find((c) => c.type === 'ReleaseFailed')).toBeUndefined();
-    expect(cr.status?.state).toBe('Irreconcilable');
+    expect(await state()).toBe('Irreconcilable');
     await expect
       .poll(async () => (await events('ReconcileError')).map((e) => e.message), POLL)
       .toContainEqual(expect.stringContaining(`chart ${CHART} cannot be read`));
@@ -58,7 +60,7 @@ describe('a chart folder removed under the running operator', () => {
     cpSync(FAILING_CHART, CHART, { recursive: true });
     await f.crs.annotate('app', { [REQUESTED]: new Date().toISOString() });
     await expect.poll(data, POLL).toBe('v3');
-    await expect.poll(async () => (await f.crs.get('app')).status?.state, POLL).toBe('Deployed');
+    await expect.poll(state, POLL).toBe('Deployed');
     expect(await f.crs.condition('app', 'Irreconcilable')).toBeUndefined();
   });
 });

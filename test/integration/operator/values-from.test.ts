@@ -2,7 +2,8 @@
 // values into a ConfigMap and its NOTES): a Secret's value reaches the rendered object, a ConfigMap's values are
 // merged below the spec, a change to the Secret upgrades within 10 s (one more revision), a missing reference is
 // Irreconcilable with no release at all until it is created; and no Secret value shows in events, conditions,
-// the status or the operator's logs.
+// the status or the operator's logs. A spec key that shadows a referenced one wins (Flux's precedence) and the CR says
+// so: ValuesShadowed naming the keys, and one Warning event per change, not per reconcile.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crClient, ROOT, releaseRevisions } from '../../support/operator.js';
@@ -119,5 +120,52 @@ describe('values-from', () => {
     expect(helmCalls()).toEqual(['install', 'upgrade', 'install']); // app, app's new Secret, waiting
     expect(shown).toContain('<redacted>'); // the status manifest and NOTES had them
     for (const secret of SECRETS) expect(shown).not.toContain(secret);
+  });
+
+  it('says which referenced keys the spec shadows, once: the ValuesShadowed condition and one Warning event', async () => {
+    const shadowed = `pw-${suffix}-shadowed`;
+    await putSecret('ui', { 'values.yaml': `db:\n  password: ${shadowed}\ncolor: red\n` });
+    // As a sample copied from the chart's defaults would: db.password "" hides the Secret's value.
+    await f.create('shadow', { db: { password: '' }, color: 'green' }, { [ANNOTATION]: '[{kind: Secret, name: ui}]' });
+    await deployed('shadow');
+    expect(await setting('shadow', 'password')).toBe(''); // the spec wins
+    expect(await setting('shadow', 'color')).toBe('green');
+    const condition = await f.crs.condition('shadow', 'ValuesShadowed');
+    expect(condition).toMatchObject({ status: 'True', reason: 'SpecOverridesValuesFrom' });
+    expect(condition?.message).toContain(`color, db.password (from Secret ${f.ns}/ui key "values.yaml")`);
+    const warnings = async () =>
+      (
+        await f.kube.core.listNamespacedEvent({ namespace: f.ns, fieldSelector: 'involvedObject.name=shadow' })
+      ).items.filter((e) => e.reason === 'ValuesShadowed');
+    await expect.poll(async () => (await warnings()).length, POLL).toBe(1);
+    const [first] = await warnings();
+    expect(first).toMatchObject({ type: 'Warning', message: condition?.message, count: 1 });
+
+    // Another reconcile (requested, and so handled in the status) writes no second event.
+    const at = new Date().toISOString();
+    await f.crs.annotate('shadow', { 'helm.sdk.operatorframework.io/reconcile-requested-at': at });
+    await expect
+      .poll(
+        async () => ((await f.crs.get('shadow')).status as { lastHandledReconcileAt?: string }).lastHandledReconcileAt,
+        POLL,
+      )
+      .toBe(at);
+    expect((await warnings()).map((e) => e.count)).toEqual([1]);
+
+    // Without db.password in the spec, the Secret's value arrives, and the condition names only color.
+    await f.crs.setSpec('shadow', { color: 'green' });
+    await expect.poll(() => setting('shadow', 'password'), POLL).toBe(shadowed);
+    await expect
+      .poll(async () => (await f.crs.condition('shadow', 'ValuesShadowed'))?.message, POLL)
+      .toContain(`color (from Secret ${f.ns}/ui key "values.yaml")`);
+    await expect.poll(async () => (await warnings()).length, POLL).toBe(2);
+    await f.crs.setSpec('shadow', {});
+    await expect.poll(() => setting('shadow', 'color'), POLL).toBe('red');
+    await expect.poll(async () => f.crs.condition('shadow', 'ValuesShadowed'), POLL).toBeUndefined();
+    expect(await warnings()).toHaveLength(2);
+
+    const events = await f.kube.core.listNamespacedEvent({ namespace: f.ns });
+    const shown = [JSON.stringify(events.items), JSON.stringify(await f.crs.get('shadow')), f.op.output()].join('\n');
+    expect(shown).not.toContain(shadowed);
   });
 });
