@@ -51,6 +51,18 @@ describe('StatusUpdater', () => {
     expect(w.updater.cr.metadata.finalizers).toEqual([FINALIZER]);
   });
 
+  it('lays what amend() was given over whichever status apply() writes, and writes nothing without a status', async () => {
+    const w = world({}, DEPLOYED);
+    const paused = { type: 'Paused', status: 'True' as const, lastTransitionTime: 't' };
+    w.updater.amend((s) => ({ ...s, conditions: [...s.conditions, paused] }));
+    await w.updater.apply(w.signal);
+    expect(w.writes).toEqual([]);
+    w.updater.setStatus(DEPLOYED);
+    await w.updater.apply(w.signal);
+    expect(w.writes).toEqual(['status=Deployed,Paused']);
+    expect(w.updater.shown.state).toBe('Paused');
+  });
+
   it('writes nothing until apply, then the status first and the finalizer removal after it', async () => {
     const w = world({ finalizers: ['other', FINALIZER] }, {});
     w.updater.setStatus(DEPLOYED);
