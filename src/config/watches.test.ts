@@ -265,6 +265,27 @@ describe('parseWatches', () => {
     });
   });
 
+  describe('when a required field is misspelt (operator-sdk ignores the unknown key, so the field is missing)', () => {
+    it.each([
+      ['verison', 'version', 'version: missing; set the API version of the custom resource, e.g. "v1alpha1"'],
+      ['knid', 'kind', 'kind: missing; set the kind of the custom resource, e.g. "Nginx"'],
+      ['chrat', 'chart', 'chart: missing; set it to the chart directory, e.g. "helm-charts/nginx"'],
+    ])('says "did you mean" for %s in the missing error', (typo, field, missing) => {
+      const text = entry().replace(`  ${field}:`, `  ${typo}:`);
+      const lines = problems(text);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(missing);
+      expect(lines[0]).toMatch(new RegExp(`; the entry has "${typo}": did you mean "${field}"\\?$`));
+    });
+
+    it('adds no hint when the unknown key is far from every field', () => {
+      const text = '- group: demo.example.com\n  apiVersion: v1alpha1\n  kind: Nginx\n  chart: charts/nginx\n';
+      expect(problems(text)).toEqual([
+        'watches.yaml:1: entry 1: version: missing; set the API version of the custom resource, e.g. "v1alpha1"',
+      ]);
+    });
+  });
+
   describe('when a field has a bad value', () => {
     it.each([
       ['group: Demo.Example.com', 'group: "Demo.Example.com" is not a valid API group; use a lowercase DNS subdomain'],
@@ -438,6 +459,27 @@ describe('parseWatches', () => {
         expect.stringContaining(`unknown key "${key}" is ignored`),
       ]);
       expect(load(entry(`  ${key}: x\n`)).warnings[0]).toContain(`did you mean "${field}"?`);
+    });
+
+    it.each([
+      ['grup', 'group'],
+      ['selectr', 'selector'],
+      ['dryRunOpton', 'dryRunOption'],
+      ['reconcilPeriod', 'reconcilePeriod'],
+    ])('suggests the field within two edits of %s', (key, field) => {
+      const { watches, warnings } = load(entry(`  ${key}: x\n`));
+      expect(watches).toHaveLength(1);
+      expect(warnings).toEqual([
+        `watches.yaml:1: entry 1 ${NGINX}: unknown key "${key}" is ignored (operator-sdk silently ignores it); did you mean "${field}"?`,
+      ]);
+    });
+
+    it('suggests a selector field within two edits', () => {
+      expect(load(entry('  selector: {matchLabls: {app: x}}')).warnings).toEqual([
+        expect.stringContaining(
+          'unknown key "selector.matchLabls" is ignored (operator-sdk silently ignores it); did you mean "selector.matchLabels"?',
+        ),
+      ]);
     });
 
     it('warns about unknown keys inside a selector expression', () => {

@@ -185,7 +185,10 @@ function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Wa
     ctx.errors.push(`${place}: must be a mapping with group, version, kind and chart, not ${describe(raw)}`);
     return undefined;
   }
-  const { fields, notes } = canonicalFields(raw, FIELDS, '');
+  const { fields, notes, misspelt } = canonicalFields(raw, FIELDS, '');
+  // A missing field's hint when a key of the entry looks misspelt from it (operator-sdk ignores that key).
+  const meant = (f: string) =>
+    misspelt.has(f) ? `; the entry has ${q(misspelt.get(f) ?? '')}: did you mean ${q(f)}?` : '';
   const text = (field: string) => yamlScalarToString(fields.get(field));
   const [group = '', version = '', kind = ''] = [text('group'), text('version'), text('kind')];
   const gvk = `${group}/${version}, Kind=${kind}`;
@@ -203,11 +206,12 @@ function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Wa
       `group: ${q(group)} is not a valid API group; use a lowercase DNS subdomain such as "demo.example.com", or ""`,
     );
   }
-  if (text('version') === '') fail('version: missing; set the API version of the custom resource, e.g. "v1alpha1"');
-  else if (version && !DNS_LABEL.test(version)) {
+  if (text('version') === '') {
+    fail(`version: missing; set the API version of the custom resource, e.g. "v1alpha1"${meant('version')}`);
+  } else if (version && !DNS_LABEL.test(version)) {
     fail(`version: ${q(version)} is not a valid API version; use lowercase letters, digits and "-", e.g. "v1alpha1"`);
   }
-  if (text('kind') === '') fail('kind: missing; set the kind of the custom resource, e.g. "Nginx"');
+  if (text('kind') === '') fail(`kind: missing; set the kind of the custom resource, e.g. "Nginx"${meant('kind')}`);
   else if (kind && !KIND.test(kind)) {
     const guess = /^[a-z][A-Za-z0-9]*$/.test(kind) ? `, e.g. ${q(kind.charAt(0).toUpperCase() + kind.slice(1))}` : '';
     fail(
@@ -223,8 +227,9 @@ function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Wa
   const chart = chartText ? resolve(cwd, chartText) : '';
   const problem = chartText ? (ctx.options.checkChartDir ?? checkChartDir)(chart) : undefined;
   const cwdHint = `relative paths resolve against the working directory ${cwd}, not the watches file`;
-  if (chartText === '') fail(`chart: missing; set it to the chart directory, e.g. "helm-charts/nginx" (${cwdHint})`);
-  else if (problem !== undefined && chartText) {
+  if (chartText === '') {
+    fail(`chart: missing; set it to the chart directory, e.g. "helm-charts/nginx" (${cwdHint})${meant('chart')}`);
+  } else if (problem !== undefined && chartText) {
     const shown = chart === chartText ? q(chart) : `${q(chartText)} (${chart})`;
     fail(`chart: ${shown} is not a Helm chart directory: ${problem}; point it at an unpacked chart (${cwdHint})`);
   }
