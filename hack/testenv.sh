@@ -22,7 +22,9 @@ case "$cmd" in
     TESTENV_BIN=$TESTENV_BIN exec "$HERE/build-node.sh" "$@"
     ;;
   up)
-    if [[ ${TESTENV_NODES:-} == real ]]; then TESTENV_NODE_CHECK_RUNC_INSTALLABLE=1 "$HERE/node-check.sh" || exit 1; fi
+    # A real node: its missing host tools (podman, runc, iptables, ip) installed from Debian's packages as root, then
+    # the machine checked (hack/testenv/node-check.sh), before anything is built.
+    if [[ ${TESTENV_NODES:-} == real ]]; then TESTENV_NODE_INSTALL=1 "$HERE/node-check.sh" || exit 1; fi
     if [[ -z ${TESTENV_BIN:-} ]]; then TESTENV_BIN=$("$HERE/build.sh" | tail -n 1); fi
     if [[ ${TESTENV_NODES:-} == real && -z ${TESTENV_NODE_BIN:-} ]]; then
       TESTENV_NODE_BIN=$(TESTENV_BIN=$TESTENV_BIN "$HERE/build-node.sh" | tail -n 1)

@@ -19,7 +19,10 @@ TOOL=${CONTAINER_TOOL:-podman}
 CACHE_ROOT=${TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/helm-operator-ts/testenv}
 
 command -v go >/dev/null || { echo "testenv build-node: 'go' is not on PATH; Go >= 1.26 is needed" >&2; exit 1; }
-command -v "$TOOL" >/dev/null || { echo "testenv build-node: $TOOL is needed to build the pause image" >&2; exit 1; }
+command -v "$TOOL" >/dev/null || {
+  echo "testenv build-node: $TOOL is needed to build the pause image; install it (as root: apt-get update && apt-get install -y --no-install-recommends $TOOL), or run TESTENV_NODES=real hack/testenv.sh up as root, which does" >&2
+  exit 1
+}
 if [[ -z ${TESTENV_BIN:-} ]]; then TESTENV_BIN=$("$HERE/build.sh" | tail -n 1); fi
 [[ -f $TESTENV_BIN/k8s-wrapper.go.mod ]] ||
   { echo "testenv build-node: $TESTENV_BIN/k8s-wrapper.go.mod is missing (hack/testenv.sh build leaves it there)" >&2; exit 1; }

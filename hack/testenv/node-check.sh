@@ -1,17 +1,48 @@
 #!/usr/bin/env bash
 # testenv node-check: can this machine run the real node of `TESTENV_NODES=real hack/testenv.sh up`? Exits 0 when it
-# can; otherwise prints the exact reason (one line, stderr) and exits 1. Reads only; starts nothing.
+# can; otherwise prints the exact reason (one line, stderr) and exits 1. Reads only, except with TESTENV_NODE_INSTALL=1
+# (hack/testenv.sh up): then it first installs the missing host tools from Debian's packages as root
+# (TESTENV_NODE_INSTALL_DRY_RUN=1 prints the apt-get command and exits 0 instead).
 set -uo pipefail
-RUNC=${TESTENV_RUNC:-$(command -v runc || true)}
+TOOL=${CONTAINER_TOOL:-podman}
 no() { echo "testenv up: TESTENV_NODES=real cannot run a node here: $*" >&2; exit 1; }
 [[ $(uname -s) == Linux ]] || no "not Linux ($(uname -s))"
-[[ $(id -u) == 0 ]] || no "not root (uid $(id -u)): kubelet and containerd need root for mounts, cgroups, network namespaces and iptables"
-if [[ -z $RUNC && ${TESTENV_NODE_CHECK_RUNC_INSTALLABLE:-0} == 1 ]] && command -v apt-get >/dev/null; then
-  : # hack/testenv.sh up checks before build-node.sh, which installs Debian's runc when it is missing
-else
-  [[ -n $RUNC && -x $RUNC ]] || no "runc is missing (apt-get install runc, or TESTENV_RUNC=/path/to/runc)"
-  "$RUNC" --version >/dev/null 2>&1 || no "$RUNC --version fails"
+# The host tools, by Debian package: podman builds the pause image (build-node.sh), runc runs the containers
+# (TESTENV_RUNC names another), iptables and ip6tables for kube-proxy and the pod network, ip for the bridge.
+missing_tools() {
+  local t
+  for t in "$TOOL" runc iptables ip6tables ip mount umount; do
+    [[ $t == runc && -n ${TESTENV_RUNC:-} ]] && continue
+    command -v "$t" >/dev/null || printf '%s\n' "$t"
+  done
+}
+mapfile -t missing < <(missing_tools)
+if ((${#missing[@]} > 0)); then
+  pkgs=()
+  for t in "${missing[@]}"; do
+    case $t in ip6tables) p=iptables ;; ip) p=iproute2 ;; umount) p=mount ;; *) p=$t ;; esac
+    [[ " ${pkgs[*]} " == *" $p "* ]] || pkgs+=("$p")
+  done
+  install="apt-get update && apt-get install -y --no-install-recommends ${pkgs[*]}"
+  what="${missing[*]} $( ((${#missing[@]} == 1)) && echo is || echo are) missing"
+  runc=$([[ " ${missing[*]} " == *" runc "* ]] && echo ' (or set TESTENV_RUNC=/path/to/runc)')
+  if [[ ${TESTENV_NODE_INSTALL:-0} != 1 || $(id -u) != 0 ]] || ! command -v apt-get >/dev/null; then
+    no "$what; as root, run: $install$runc; TESTENV_NODES=real hack/testenv.sh up does it when run as root"
+  fi
+  if [[ ${TESTENV_NODE_INSTALL_DRY_RUN:-0} == 1 ]]; then
+    echo "testenv up: $what; would run: $install" >&2
+    exit 0
+  fi
+  echo "testenv up: $what; installing them from Debian's packages: $install" >&2
+  out=$({ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}"; } 2>&1) ||
+    no "'$install' failed: $(tail -n 1 <<<"$out")"
+  mapfile -t missing < <(missing_tools)
+  ((${#missing[@]} == 0)) || no "${missing[*]} still missing after '$install'"
 fi
+[[ $(id -u) == 0 ]] || no "not root (uid $(id -u)): kubelet and containerd need root for mounts, cgroups, network namespaces and iptables"
+RUNC=${TESTENV_RUNC:-$(command -v runc)}
+[[ -x $RUNC ]] || no "TESTENV_RUNC=$RUNC is not an executable file"
+"$RUNC" --version >/dev/null 2>&1 || no "$RUNC --version fails"
 fs=$(stat -fc %T /sys/fs/cgroup 2>/dev/null || true)
 if [[ $fs == cgroup2fs ]]; then
   grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null || no "cgroup v2 without the memory controller"
@@ -22,7 +53,6 @@ else
     [[ -w /sys/fs/cgroup/$c ]] || no "/sys/fs/cgroup/$c is not writable"
   done
 fi
-for b in ip iptables ip6tables mount umount; do command -v "$b" >/dev/null || no "'$b' is missing"; done
 iptables -t nat -S >/dev/null 2>&1 || no "iptables -t nat does not work: $(iptables -t nat -S 2>&1 | head -n 1)"
 [[ -e /proc/sys/net/ipv4/ip_forward ]] || no "no /proc/sys/net/ipv4/ip_forward"
 grep -qw overlay /proc/filesystems || no "the kernel has no overlay filesystem (containerd's overlayfs snapshotter needs it)"
