@@ -12,14 +12,18 @@ bin=dist/cmd/main.js
 tsc=node_modules/.bin/tsc
 if [ ! -x "$tsc" ]; then
   echo "prepack: no $tsc (a fresh clone?): npm ci --ignore-scripts, the dependencies package-lock.json pins"
+  SECONDS=0
   npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+  echo "prepack: npm ci took ${SECONDS} s"
   if [ ! -x "$tsc" ]; then
     echo "prepack: npm ci did not install $tsc; nothing to build dist/ with, so nothing is packed"
     exit 1
   fi
 fi
 echo "prepack: building dist/ ($tsc -p tsconfig.build.json)"
+SECONDS=0
 "$tsc" -p tsconfig.build.json
+echo "prepack: tsc took ${SECONDS} s"
 if [ ! -f "$bin" ]; then
   echo "prepack: $bin is missing after the build: the package would install no helm-operator command; not packing"
   exit 1
