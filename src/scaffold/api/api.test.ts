@@ -198,16 +198,19 @@ describe.skipIf(helmBin === undefined)(
         expect(spec.required).toBeUndefined();
       });
 
-      it('says so when the chart does not render with its default values', async () => {
+      it('scaffolds a chart that does not render with its default values, with a warning and default rules', async () => {
         const chart = join(dir, 'src-chart');
         await cp(NGINX, chart, { recursive: true });
         await writeFile(join(chart, 'templates', 'tier.yaml'), '{{ required "tier is required" .Values.tier }}\n');
-        const err = await rejection(create([`--helm-chart=${chart}`]));
-        expect(err).toMatchObject({ code: 'SCAFFOLD_CHART_RENDER' });
-        expect(err.message).toMatch(
-          /^cannot render charts\/nginx with its default values for Kubernetes v[\d.]+ \(helm template: .*tier is required/,
+        const result = await create([`--helm-chart=${chart}`]);
+        expect(result.warnings).toContainEqual(
+          expect.stringMatching(
+            /^charts\/nginx does not render with its default values for Kubernetes v[\d.]+ \(helm template: .*tier is required\), so its RBAC rules cannot be derived/,
+          ),
         );
-        expect(existsSync(join(project, 'charts/nginx'))).toBe(false);
+        expect(result.warnings.join('\n')).not.toContain('--debug');
+        expect(await read('config/rbac/role.yaml')).toContain('# default rules for charts/nginx, which did not render');
+        expect(existsSync(join(project, 'charts/nginx/Chart.yaml'))).toBe(true);
       });
     });
 

@@ -1,8 +1,8 @@
 // `helm-operator create api`: imports (or creates) a chart into charts/, then scaffolds its kind: watches.yaml entry,
 // CRD, sample CR (checked against that CRD), helper roles, PROJECT resource and manager role rules. Called by
-// src/cmd/tools.ts with a helm client that uses the user's helm configuration. Checks and renders everything before
-// writing project files; a chart it copied is removed again when a later step fails.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+// src/cmd/tools.ts with a helm client that uses the user's helm configuration. Checks and renders everything (the chart
+// from a staging copy, with any --values files) before writing project files; a failure leaves charts/ as it was.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ConfigError } from '../../core/errors.js';
@@ -10,27 +10,22 @@ import type { HelmChartClient } from '../../helm/types.js';
 import { ApiExistsError, SampleRejectedError } from '../errors.js';
 import { appendKustomizationResource, type FileSet, writeFiles } from '../files.js';
 import { addProjectResource, readProject } from '../init/init.js';
+import { rulesForKind } from '../rbac/kind-rules.js';
 import { pluralize } from '../rbac/kinds.js';
 import { resolveRenderVersion } from '../rbac/kube-version.js';
-import { generateRbac, rulesForKind } from '../rbac/rbac.js';
-import { kindRoleFiles, readManagerRules, writeManagerRole } from '../rbac/role-files.js';
-import { baseRules, type DiscoverKind, mergeRules, valuesFromRules } from '../rbac/rules.js';
+import { generateRbac } from '../rbac/rbac.js';
+import { kindRoleFiles, readManagerSections, writeManagerRole } from '../rbac/role-files.js';
+import { baseRules, type DiscoverKind, valuesFromRules } from '../rbac/rules.js';
 import { checkValuesFlags, DEFAULTS, valuesFileSets } from '../rbac/value-sets.js';
 import { crdFileName, readValuesSchema, renderCrd } from '../schema/crd.js';
 import { PATHS } from '../templates/context.js';
-import {
-  buildDependencies,
-  classifyChart,
-  createDefaultChart,
-  type PlacedChart,
-  type Progress,
-  placeChart,
-  stageChart,
-} from './chart.js';
+import { classifyChart, createDefaultChart, type Progress, stageChart } from './chart.js';
+import { type CommittedChart, commitChart, type PreparedChart, prepareChart } from './chart-place.js';
 import { type CreateApiOptions, camelCase, checkGvk } from './flags.js';
 import { enableProjectValuesFrom, projectValuesFrom } from './project-values-from.js';
-import { renderSample, sampleFileName } from './sample.js';
-import { checkSample } from './sample-check.js';
+import { parseValues, renderSample, sampleFileName } from './sample.js';
+import { checkSample, type SampleProblem } from './sample-check.js';
+import { applyOverrides, readOverrides } from './sample-values.js';
 import { addWatchEntry } from './watches-entry.js';
 
 export interface CreateApiDeps {
@@ -69,19 +64,14 @@ export async function createApi(
   const dir = opts.projectDir;
   const project = await readProject(dir, signal);
   const tmp = deps.tmpDir ?? (await mkdtemp(join(tmpdir(), 'helm-operator-create-api-')));
-  let placed: PlacedChart | undefined;
+  let committed: CommittedChart | undefined;
   try {
     // 1. Find the chart (pulling or unpacking it into tmp) to learn its name, which gives the default kind.
-    const staged =
+    const source =
       opts.helmChart === undefined
         ? undefined
-        : await stageChart(
-            await classifyChart(opts.helmChart, { repo: opts.helmChartRepo, version: opts.helmChartVersion, cwd: dir }),
-            tmp,
-            deps.helm,
-            signal,
-            deps.progress,
-          );
+        : await classifyChart(opts.helmChart, { repo: opts.helmChartRepo, version: opts.helmChartVersion, cwd: dir });
+    const staged = source === undefined ? undefined : await stageChart(source, tmp, deps.helm, signal, deps.progress);
     const kind = opts.kind ?? camelCase(staged?.meta.name ?? '');
     const group = opts.group ?? (staged === undefined ? undefined : 'charts');
     const version = opts.version ?? (staged === undefined ? undefined : 'v1alpha1');
@@ -95,37 +85,70 @@ export async function createApi(
     const exists = project.resources.some((r) => r.group === group && r.version === version && r.kind === kind);
     if (exists && !opts.force) throw new ApiExistsError(`${qualified}/${version}, Kind=${kind}`);
 
-    // 2. Put the chart into charts/ and fetch its dependencies.
+    // 2. Stage the chart for charts/ with its dependencies (helm create makes a new one in place).
     const chartsDir = join(dir, PATHS.charts);
     const where = { force: opts.force, projectDir: dir };
-    placed =
-      staged === undefined
-        ? await createDefaultChart(chartsDir, kind.toLowerCase(), where, deps.helm, signal)
-        : await placeChart(staged, chartsDir, where, signal);
-    await buildDependencies(placed.dir, deps.helm, signal, deps.progress);
-    const chart = relative(dir, placed.dir).split('\\').join('/');
+    let prepared: PreparedChart;
+    if (staged === undefined) {
+      const made = await createDefaultChart(chartsDir, kind.toLowerCase(), where, deps.helm, signal);
+      prepared = { dest: made.dir, dir: made.dir, mode: made.created ? 'created' : 'in-place' };
+      committed = await commitChart(prepared, signal);
+    } else {
+      const sourceDir = source?.type === 'dir' ? source.path : undefined;
+      prepared = await prepareChart(
+        staged,
+        chartsDir,
+        { ...where, tmpDir: tmp, sourceDir },
+        deps.helm,
+        signal,
+        deps.progress,
+      );
+    }
+    const chart = relative(dir, prepared.dest).split('\\').join('/');
 
     // 3. Render everything (this is where an unknown kind stops us, before any project file changes).
-    const valuesText = await readFile(join(placed.dir, 'values.yaml'), 'utf8').catch(() => '');
-    const sample = renderSample({ apiVersion: `${qualified}/${version}`, kind, chartPath: chart, valuesText });
-    const schema = await readValuesSchema(placed.dir, sample.values);
-    if (schema.specSchema !== undefined) {
-      const rejected = checkSample(sample.values, schema.specSchema);
-      if (rejected.length > 0) throw new SampleRejectedError(chart, rejected);
-    }
-    const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
     const valuesFiles = opts.valuesFiles ?? [];
     await checkValuesFlags(valuesFiles, [kind]);
-    const values = [DEFAULTS, ...valuesFileSets(valuesFiles, kind)];
+    const fileSets = valuesFileSets(valuesFiles, kind, dir);
+    const overrides = await readOverrides(fileSets, signal);
+    const chartValues = await readFile(join(prepared.dir, 'values.yaml'), 'utf8').catch(() => '');
+    const sample = renderSample({
+      apiVersion: `${qualified}/${version}`,
+      kind,
+      chartPath: chart,
+      valuesText: applyOverrides(chartValues, overrides),
+      valuesFlags: overrides.map((o) => o.flag),
+    });
+    // values.yaml's keys are not required of CRs (helm fills them in); keys only --values sets are.
+    const schema = await readValuesSchema(prepared.dir, parseValues(chartValues, chart));
+    const sampleWarnings: string[] = [];
+    if (schema.specSchema !== undefined) {
+      const problems = checkSample(sample.values, schema.specSchema);
+      const needed = problems.filter((p) => p.kind === 'rejected' && / is missing \(required\)$/.test(p.why));
+      const rejected = problems.filter((p) => !needed.includes(p));
+      if (rejected.length > 0) throw new SampleRejectedError(chart, rejected);
+      if (needed.length > 0)
+        sampleWarnings.push(missingValuesWarning(chart, sampleFileName(group, version, kind), needed));
+    }
+    const kubeVersion = await resolveRenderVersion(opts.kubeVersion, deps.discover, signal);
+    const sampleFile = sampleFileName(group, version, kind);
+    // With --values the sample differs from the defaults: render it too, as generate rbac will from config/samples.
+    const specFile = join(tmp, 'sample-spec.json');
+    if (overrides.length > 0) await writeFile(specFile, JSON.stringify(sample.values), { mode: 0o600, signal });
+    const merged = {
+      what: `the values of ${overrides.map((o) => o.flag).join(' and ')} over its defaults (the sample's spec)`,
+      fix: 'fix those values files',
+    };
+    const sampleSets = overrides.length > 0 ? [{ with: merged, file: specFile }] : [];
+    const values = [DEFAULTS, ...sampleSets, ...fileSets];
     const kindRules = await rulesForKind(
-      { group: qualified, kind, plural, chartDir: placed.dir, chartLabel: chart, kubeVersion, values },
+      { group: qualified, kind, plural, chartDir: prepared.dir, chartLabel: chart, kubeVersion, values },
       deps,
       signal,
     );
     // create api adds to the manager role (keeping hand-made rules); --force rebuilds it from watches.yaml below.
-    const keptRules = opts.force ? [] : await readManagerRules(dir);
+    const keptRules = opts.force ? [] : await readManagerSections(dir);
     const crdFile = crdFileName(qualified, plural);
-    const sampleFile = sampleFileName(group, version, kind);
     const roles = kindRoleFiles(qualified, kind, plural);
     const newFiles: FileSet = {
       [`${PATHS.crdBases}/${crdFile}`]: renderCrd({
@@ -167,13 +190,17 @@ export async function createApi(
     }
     edits[PATHS.rbacKustomization] = rbacKustomization;
 
-    // 4. Write: new files first (a conflict there writes nothing), then the edits, PROJECT and the manager role.
+    // 4. Write: the chart (undone if the next step fails), new files (a conflict there writes nothing), then the
+    // edits, PROJECT and the manager role.
+    committed ??= await commitChart(prepared, signal);
     const created = await writeFiles(dir, newFiles, { force: opts.force, signal });
     const edited = await writeFiles(dir, edits, { force: true, signal });
-    placed = undefined; // from here on the chart belongs to the project
+    const done = committed;
+    committed = undefined; // from here on the chart belongs to the project
+    await done.finish();
     await addProjectResource(dir, { group, version, kind }, signal);
     if (opts.valuesFrom) await enableProjectValuesFrom(dir, signal);
-    const warnings = [...schema.warnings, ...sample.warnings, ...kindRules.warnings];
+    const warnings = [...schema.warnings, ...sample.warnings, ...sampleWarnings, ...kindRules.warnings];
     if (opts.force) {
       const regenerated = await generateRbac(
         { projectDir: dir, kubeVersion: opts.kubeVersion, valuesFiles },
@@ -183,7 +210,12 @@ export async function createApi(
       for (const w of regenerated.warnings) if (!warnings.includes(w)) warnings.push(w);
     } else {
       const valuesFrom = (await projectValuesFrom(dir, signal)) ? valuesFromRules() : [];
-      await writeManagerRole(dir, mergeRules([...baseRules(), ...valuesFrom, ...keptRules, ...kindRules.rules]));
+      await writeManagerRole(dir, [
+        { rules: [...baseRules(), ...valuesFrom] },
+        ...keptRules,
+        { rules: kindRules.rules },
+        ...kindRules.sections,
+      ]);
     }
     return {
       group: qualified,
@@ -195,11 +227,21 @@ export async function createApi(
       warnings,
     };
   } catch (err) {
-    if (placed?.created === true) await rm(placed.dir, { recursive: true, force: true });
+    await committed?.rollback();
     throw err;
   } finally {
     if (deps.tmpDir === undefined) await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** The sample lacks values that values.schema.json requires and values.yaml does not give: the chart needs values. */
+function missingValuesWarning(chart: string, sampleFile: string, needed: readonly SampleProblem[]): string {
+  const what = needed.map((p) => `${p.path}: ${p.why}`).join('; ');
+  return (
+    `${PATHS.samples}/${sampleFile} lacks values that ${chart} requires and its values.yaml does not give (${what}): ` +
+    'the CRD requires them of every CR, so the API server rejects the sample until they are set there (or run ' +
+    'create api --force again with --values FILE setting them)'
+  );
 }
 
 async function readText(dir: string, path: string): Promise<string> {

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +12,6 @@ import {
   classifyChart,
   createDefaultChart,
   missingDependencies,
-  placeChart,
   readChartMeta,
   stageChart,
 } from './chart.js';
@@ -110,36 +108,6 @@ describe('readChartMeta', () => {
     await writeFile(join(bad, 'Chart.yaml'), 'apiVersion: v2\nname: ../../etc\n');
     await expect(readChartMeta(bad)).rejects.toThrow(/has no usable name/);
     await expect(readChartMeta(join(dir, 'none'))).rejects.toMatchObject({ code: 'SCAFFOLD_CHART_INVALID' });
-  });
-});
-
-describe('placeChart', () => {
-  const opts = (force: boolean) => ({ force, projectDir: dir });
-
-  it('copies the chart under its name without .git, and refuses to replace another without force', async () => {
-    const src = await chart('web');
-    await mkdir(join(src, '.git'));
-    await writeFile(join(src, '.git', 'HEAD'), 'x');
-    const charts = join(dir, 'charts');
-    const staged = { dir: src, meta: await readChartMeta(src) };
-    expect(await placeChart(staged, charts, opts(false), signal())).toEqual({
-      dir: join(charts, 'web'),
-      created: true,
-    });
-    expect((await readdir(join(charts, 'web'))).sort()).toEqual(['Chart.yaml', 'templates', 'values.yaml']);
-
-    await expect(placeChart(staged, charts, opts(false), signal())).rejects.toThrow(
-      /^charts\/web already exists: pass --force/,
-    );
-    await writeFile(join(charts, 'web', 'stale.txt'), 'x');
-    await placeChart(staged, charts, opts(true), signal());
-    expect(existsSync(join(charts, 'web', 'stale.txt'))).toBe(false);
-  });
-
-  it('uses a chart already in charts/ in place', async () => {
-    const src = await chart('web');
-    const staged = { dir: src, meta: await readChartMeta(src) };
-    expect(await placeChart(staged, join(dir, 'src'), opts(false), signal())).toEqual({ dir: src, created: false });
   });
 });
 

@@ -1,10 +1,10 @@
 // Brings the chart of `create api` into the project's charts/: a local directory (copied), a local .tgz (unpacked),
 // a `repo/chart`, `oci://`, URL or `--helm-chart-repo` chart (`helm pull` with the user's helm configuration), or a
-// new `helm create` chart; then fetches missing dependencies. Called by api.ts. Never modifies the source chart and
-// never overwrites an existing charts/<name> without --force.
+// new `helm create` chart; and fetches missing dependencies. Called by api.ts and chart-place.ts (which copies the
+// chart into the project). Never modifies the source chart.
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import { parse } from '../../config/yaml.js';
 import { isRecord } from '../../core/guards.js';
 import type { HelmChartClient } from '../../helm/types.js';
@@ -160,37 +160,6 @@ export interface PlacedChart {
 }
 
 /**
- * Copies the staged chart to `<chartsDir>/<name>` (`.git` left out). A chart that is already there (the user
- * pointed --helm-chart at charts/<name>) is used in place; any other existing directory is only replaced with force.
- */
-export async function placeChart(
-  staged: StagedChart,
-  chartsDir: string,
-  opts: { readonly force: boolean; readonly projectDir: string },
-  signal: AbortSignal,
-): Promise<PlacedChart> {
-  const dest = resolve(chartsDir, staged.meta.name);
-  if (resolve(staged.dir) === dest) return { dir: dest, created: false };
-  if (await exists(dest)) {
-    if (!opts.force) {
-      throw new ScaffoldError(
-        `${relative(opts.projectDir, dest)} already exists: pass --force to replace it with the chart of --helm-chart`,
-        'SCAFFOLD_CHART_EXISTS',
-      );
-    }
-    await rm(dest, { recursive: true, force: true });
-  }
-  signal.throwIfAborted();
-  await mkdir(chartsDir, { recursive: true });
-  await cp(staged.dir, dest, {
-    recursive: true,
-    dereference: true,
-    filter: (src) => basename(src) !== '.git',
-  });
-  return { dir: dest, created: true };
-}
-
-/**
  * `helm create <name>` in chartsDir (helm's default nginx chart), as `create api` does without --helm-chart. An
  * existing charts/<name> is kept as it is with force (its chart is then scaffolded for), refused without.
  */
@@ -217,37 +186,55 @@ export async function createDefaultChart(
 
 /** The declared dependencies that charts/ has neither as a directory nor as a `<name>-<version>.tgz`. */
 export async function missingDependencies(chartDir: string, meta: ChartMeta): Promise<string[]> {
+  return (await missingDependencyList(chartDir, meta)).map((d) => d.name);
+}
+
+/** missingDependencies, with each dependency's version and repository. */
+export async function missingDependencyList(chartDir: string, meta: ChartMeta): Promise<ChartDependency[]> {
   if (meta.dependencies.length === 0) return [];
   const present = await readdir(join(chartDir, 'charts')).catch(() => [] as string[]);
-  return meta.dependencies
-    .map((d) => d.name)
-    .filter((name) => !present.some((p) => p === name || (p.startsWith(`${name}-`) && /\.tgz$/.test(p))));
+  return meta.dependencies.filter((d) => !present.some((p) => isDependencyEntry(p, d.name)));
 }
+
+/** A charts/ entry that holds dependency `name`: its directory or a `<name>-<version>.tgz`. */
+export function isDependencyEntry(entry: string, name: string): boolean {
+  return entry === name || (entry.startsWith(`${name}-`) && /\.tgz$/.test(entry));
+}
+
+/** What a failed dependency build tells the user to do, given the missing dependencies and helm's reason. */
+export type DependencyAdvice = (missing: readonly ChartDependency[], reason: string) => string;
+
+/** The advice for a chart that is already where it stays: vendor into its own charts/ folder. */
+const vendorInPlace =
+  (chartDir: string): DependencyAdvice =>
+  (missing, reason) => {
+    const where = join(chartDir, 'charts');
+    return (
+      `helm dependency build failed: ${reason}; put each missing dependency (${missing.map((d) => d.name).join(', ')}) ` +
+      `into ${where}/ as a directory or a .tgz (helm pull <chart> --untar -d ${where}, or copy it), then run ` +
+      'create api again: a dependency already there is not fetched'
+    );
+  };
 
 /**
  * Runs `helm dependency build` when a dependency is missing; returns the names it had to fetch. A failure says how
- * to do without the network: vendor the dependency under the chart's charts/ folder.
+ * to do without the network (`advice`; by default: vendor the dependency under the chart's charts/ folder).
  */
 export async function buildDependencies(
   chartDir: string,
   helm: Pick<HelmChartClient, 'dependencyBuild'>,
   signal: AbortSignal,
   progress?: Progress,
+  advice: DependencyAdvice = vendorInPlace(chartDir),
 ): Promise<string[]> {
-  const missing = await missingDependencies(chartDir, await readChartMeta(chartDir));
-  if (missing.length === 0) return missing;
-  const what = `helm dependency build (${missing.join(', ')})`;
+  const missing = await missingDependencyList(chartDir, await readChartMeta(chartDir));
+  if (missing.length === 0) return [];
+  const what = `helm dependency build (${missing.map((d) => d.name).join(', ')})`;
   await timed(progress, what, () => helm.dependencyBuild({ chartDir, signal })).catch((err: unknown) => {
-    const where = join(chartDir, 'charts');
-    throw new ScaffoldError(
-      `helm dependency build failed: ${errorText(err)}; put each missing dependency (${missing.join(', ')}) into ` +
-        `${where}/ as a directory or a .tgz (helm pull <chart> --untar -d ${where}, or copy it), then run create api ` +
-        'again: a dependency already there is not fetched',
-      'SCAFFOLD_CHART_NOT_FOUND',
-      { cause: err },
-    );
+    signal.throwIfAborted();
+    throw new ScaffoldError(advice(missing, errorText(err)), 'SCAFFOLD_CHART_NOT_FOUND', { cause: err });
   });
-  return missing;
+  return missing.map((d) => d.name);
 }
 
 /** A line of progress for a slow step (helm pull, helm dependency build); the CLI prints it on stderr. */

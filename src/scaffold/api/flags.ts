@@ -54,8 +54,9 @@ Flags:
   --values-from                 let the operator read (get, list, watch) ConfigMaps and Secrets, for CRs that take
                                 chart values from them (the helm.sdk.operatorframework.io/values-from annotation);
                                 recorded in PROJECT, so generate rbac keeps it
-  --values string               also render the chart with this values file for the manager role's rules (for
-                                what CRs will enable beyond the defaults, e.g. an ingress); repeatable
+  --values string               values set over the chart's values.yaml for the sample CR (for a chart that
+                                requires values), and one more rendering for the manager role's rules (for what
+                                CRs will enable beyond the defaults, e.g. an ingress); repeatable
 `;
 
 const STRING_FLAGS = [

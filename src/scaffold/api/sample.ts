@@ -11,8 +11,10 @@ export interface SampleInput {
   readonly kind: string;
   /** The chart directory relative to the project, e.g. `charts/nginx`. */
   readonly chartPath: string;
-  /** The text of the chart's values.yaml ('' when it has none). */
+  /** The text of the chart's values.yaml ('' when it has none), with any --values files set over it. */
   readonly valuesText: string;
+  /** The --values flags whose values were set over values.yaml (named in the spec's comment). */
+  readonly valuesFlags?: readonly string[] | undefined;
 }
 
 export interface SampleResult {
@@ -56,7 +58,9 @@ export function renderSample(input: SampleInput): SampleResult {
   ].join('\n');
   if (Object.keys(values).length === 0) return { text: `${head}\nspec: {}\n`, values, warnings: [] };
 
-  const comment = `  # Default values copied from ${input.chartPath}/values.yaml\n`;
+  const flags = input.valuesFlags ?? [];
+  const over = flags.length === 0 ? '' : `, with the values of ${flags.join(', ')} set over them`;
+  const comment = `  # Default values copied from ${input.chartPath}/values.yaml${over}\n`;
   const body = documentBody(input.valuesText);
   if (body !== undefined) {
     const text = `${head}\nspec:\n${comment}${indent(body)}`;

@@ -104,15 +104,27 @@ export function chartRenderError(
       { cause: err },
     );
   }
-  const said = err.failure.stderr
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .slice(-5)
-    .join(' ');
+  const said = helmSaid(err.failure.stderr, chart);
   return new ScaffoldError(
     `cannot render ${chart} with ${values.what} for Kubernetes ${kube.version} (helm template: ${said}): the ` +
       `RBAC rules are derived from that rendering; ${values.fix}, then run again`,
     'SCAFFOLD_CHART_RENDER',
     { cause: err },
   );
+}
+
+/**
+ * What helm's stderr says, on one line, without helm's "Use --debug flag to render out invalid YAML" (a flag neither
+ * create api nor generate rbac takes); for invalid YAML, the helm command that shows it is named instead.
+ */
+export function helmSaid(stderr: string, chart: string): string {
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+  const said = lines
+    .filter((l) => !/use --debug flag/i.test(l))
+    .slice(-5)
+    .join(' ')
+    .replace(/\s*Use --debug flag to render out invalid YAML\.?/gi, '');
+  return /YAML parse error|error converting YAML/.test(said)
+    ? `${said} (helm template ${chart} --debug shows the rendered YAML)`
+    : said;
 }

@@ -5,8 +5,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findHelm, SKIP_REASON, scaffoldHelm } from '../../../test/support/scaffold-helm.js';
 import { parse } from '../../config/yaml.js';
 import type { HelmCli, TemplateParams } from '../../helm/types.js';
+import { rulesForKind } from './kind-rules.js';
 import { DEFAULT_KUBE_VERSION } from './kube-version.js';
-import { generateRbac, rulesForKind } from './rbac.js';
+import { generateRbac } from './rbac.js';
 import { kindRoleFiles, readManagerRules, renderManagerRole } from './role-files.js';
 import { CHART_VERBS, type DiscoverKind, type PolicyRule } from './rules.js';
 

@@ -1,29 +1,48 @@
 // The RBAC files of a project: reads the manager's ClusterRoles (the generated config/rbac/role.yaml and the
 // hand-written extra_role.yaml), rewrites the generated one (keeping its metadata) and renders each kind's
 // kubebuilder-style admin/editor/viewer helper ClusterRoles. Used by rbac.ts and api.ts. Only role.yaml is ever
-// written here; rules themselves come from rules.ts.
+// written here; rules themselves come from rules.ts, and the comments naming a rule's origin from rule-origins.ts.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Document, parse } from '../../config/yaml.js';
+import { Document, isSeq, parse, parseDocument } from '../../config/yaml.js';
 import { isRecord } from '../../core/guards.js';
 import { ScaffoldError } from '../errors.js';
 import type { FileSet } from '../files.js';
 import { PATHS } from '../templates/context.js';
-import { CHART_VERBS, type PolicyRule } from './rules.js';
+import { allRules, normalizeSections, originComment, parseOrigin } from './rule-origins.js';
+import { CHART_VERBS, type PolicyRule, type RuleSection } from './rules.js';
 
 /** The rules of a ClusterRole file of the project, by default the manager role ([] when the file is missing). */
 export async function readManagerRules(projectDir: string, path: string = PATHS.managerRole): Promise<PolicyRule[]> {
+  return allRules(await readManagerSections(projectDir, path));
+}
+
+/**
+ * The rules of the manager role by origin: each rule whose comment names a `--values` file or a chart that did not
+ * render (rule-origins.ts) in that origin's section, the others unmarked; [] when the file is missing.
+ */
+export async function readManagerSections(
+  projectDir: string,
+  path: string = PATHS.managerRole,
+): Promise<RuleSection[]> {
   const text = await readFile(join(projectDir, path), 'utf8').catch(() => undefined);
   if (text === undefined) return [];
   const role = parseRole(text, path);
   const rules = Array.isArray(role.rules) ? role.rules : [];
-  return rules.filter(isRecord).flatMap((r): PolicyRule[] => {
-    const list = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+  const items = parseDocument(text).get('rules', true);
+  const comments = isSeq(items) ? items.items.map((i) => (i as { commentBefore?: string | null }).commentBefore) : [];
+  return rules.flatMap((r, i): RuleSection[] =>
     // nonResourceURLs rules do not belong in this role; they are not carried over.
-    return Array.isArray(r.resources)
-      ? [{ apiGroups: list(r.apiGroups), resources: list(r.resources), verbs: list(r.verbs) }]
-      : [];
-  });
+    isRecord(r) && Array.isArray(r.resources)
+      ? [
+          {
+            origin: parseOrigin(comments[i]),
+            rules: [{ apiGroups: list(r.apiGroups), resources: list(r.resources), verbs: list(r.verbs) }],
+          },
+        ]
+      : [],
+  );
 }
 
 function parseRole(text: string, path: string = PATHS.managerRole): Record<string, unknown> {
@@ -39,28 +58,50 @@ function parseRole(text: string, path: string = PATHS.managerRole): Record<strin
   return role;
 }
 
-/** Writes role.yaml with `rules`, keeping the existing file's metadata (name, labels). */
-export async function writeManagerRole(projectDir: string, rules: readonly PolicyRule[]): Promise<void> {
+/**
+ * Writes role.yaml with the rules of `sections` (normalised: see normalizeSections), each rule of a section with an
+ * origin preceded by its comment, keeping the existing file's metadata (name, labels). Returns the rules written.
+ */
+export async function writeManagerRole(projectDir: string, sections: readonly RuleSection[]): Promise<PolicyRule[]> {
   const file = join(projectDir, PATHS.managerRole);
   const existing = await readFile(file, 'utf8').catch(() => undefined);
   const metadata =
     existing === undefined ? { name: 'manager-role' } : (parseRole(existing).metadata ?? { name: 'manager-role' });
-  await writeFile(file, renderManagerRole(rules, metadata), 'utf8');
+  const normal = normalizeSections(sections);
+  await writeFile(file, renderManagerRole(normal, metadata), 'utf8');
+  return allRules(normal);
 }
 
-export function renderManagerRole(rules: readonly PolicyRule[], metadata: unknown = { name: 'manager-role' }): string {
+export function renderManagerRole(
+  rules: readonly PolicyRule[] | readonly RuleSection[],
+  metadata: unknown = { name: 'manager-role' },
+): string {
+  const sections = rules.map((r): RuleSection => ('rules' in r ? r : { rules: [r] }));
   const doc = new Document({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata,
-    rules: rules.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
+    rules: allRules(sections).map((r) => ({
+      apiGroups: [...r.apiGroups],
+      resources: [...r.resources],
+      verbs: [...r.verbs],
+    })),
   });
+  const items = doc.get('rules', true);
+  const origins = sections.flatMap((s) => s.rules.map(() => s.origin));
+  if (isSeq(items)) {
+    items.items.forEach((item, i) => {
+      const origin = origins[i];
+      if (origin !== undefined) (item as { commentBefore?: string }).commentBefore = originComment(origin);
+    });
+  }
   doc.commentBefore =
     " The manager role, generated by `helm-operator create api` / `generate rbac` from watches.yaml: the operator's\n" +
     ' own needs plus exact verbs on every kind each chart renders with its default values, with each sample in\n' +
     ' config/samples and with any --values files. Re-run `helm-operator generate rbac` after changing a chart or a\n' +
     ' sample; it rewrites this list (a rule it cannot derive is kept, with a warning). Hand-written rules belong in\n' +
-    ' extra_role.yaml, which it never rewrites.';
+    ' extra_role.yaml, which it never rewrites. A comment before a rule says when only a --values file needed it, or\n' +
+    ' that it is a default rule written for a chart that did not render (keep those comments: they say what it is).';
   return doc.toString({ indentSeq: false, lineWidth: 0 });
 }
 

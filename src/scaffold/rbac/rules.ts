@@ -14,6 +14,15 @@ export interface PolicyRule {
   readonly verbs: readonly string[];
 }
 
+/** A values file's flag as the user would give it again (`--values=values/ingress.yaml`), or a chart's label. */
+export type RuleOrigin = { readonly values: string } | { readonly fallback: string };
+
+/** Rules of one origin; no origin: derived from the operator's needs, charts' defaults and samples, or hand-written. */
+export interface RuleSection {
+  readonly origin?: RuleOrigin | undefined;
+  readonly rules: readonly PolicyRule[];
+}
+
 /**
  * Verbs on every kind a chart renders: helm creates, reads, patches (helm 4: server-side apply), updates and deletes
  * them; the dependent watches list and watch them; drift repair patches them. Never `*`.
@@ -87,6 +96,34 @@ export function baseRules(): PolicyRule[] {
  */
 export function valuesFromRules(): PolicyRule[] {
   return [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] }];
+}
+
+/**
+ * operator-sdk's default rules for a chart it cannot render (its `manager_role.go`): the usual workload kinds with
+ * every chart verb. Written only for such a chart, marked with a comment telling the user to review them.
+ */
+export function defaultChartRules(): PolicyRule[] {
+  return [
+    {
+      apiGroups: [''],
+      resources: [
+        'configmaps',
+        'endpoints',
+        'events',
+        'persistentvolumeclaims',
+        'pods',
+        'secrets',
+        'services',
+        'services/finalizers',
+      ],
+      verbs: [...CHART_VERBS],
+    },
+    {
+      apiGroups: ['apps'],
+      resources: ['daemonsets', 'deployments', 'replicasets', 'statefulsets'],
+      verbs: [...CHART_VERBS],
+    },
+  ];
 }
 
 /** What the operator does to its CRs: read and watch them, patch finalizers, update (never create or delete). */

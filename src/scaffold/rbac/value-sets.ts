@@ -3,7 +3,7 @@
 // rbac.ts; reads the project's files and never writes them (the sample specs go into a temporary directory the
 // caller owns and removes).
 import { access, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseAllDocuments } from '../../config/yaml.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { isRecord } from '../../core/guards.js';
@@ -22,9 +22,18 @@ export interface ValuesFileFlag {
 export interface ValueSet {
   readonly with: RenderedWith;
   readonly file?: string | undefined;
+  /** A `--values` file's flag as the user would give it again from the project (rules only it needs are marked so). */
+  readonly flag?: string | undefined;
 }
 
 export const DEFAULTS: ValueSet = { with: DEFAULT_VALUES };
+
+/** `--values=values/x.yaml` (or `--values=Kind=…`): relative to the project when the file is inside it. */
+export function valuesFlagText(f: ValuesFileFlag, projectDir: string): string {
+  const rel = relative(projectDir, f.file).split(sep).join('/');
+  const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? f.file : rel;
+  return `--values=${f.kind === undefined ? '' : `${f.kind}=`}${shown}`;
+}
 
 /** Parses one `--values` value, `file` or `Kind=file`, relative to `cwd`. */
 export function parseValuesFlag(value: string, cwd: string): ValuesFileFlag {
@@ -71,19 +80,25 @@ export async function valueSetsFor(input: ValueSetsInput, signal: AbortSignal): 
     seen.add(key);
     const file = join(input.tmpDir, `sample-${sets.length}.json`);
     await writeFile(file, JSON.stringify(sample.spec), { encoding: 'utf8', mode: 0o600, signal });
-    sets.push({
-      with: { what: `the spec of ${sample.file}`, fix: `fix that sample (its spec is the chart's values)` },
-      file,
-    });
+    sets.push(sampleSet(sample.file, file));
   }
-  return [...sets, ...valuesFileSets(input.valuesFiles, input.kind)];
+  return [...sets, ...valuesFileSets(input.valuesFiles, input.kind, input.projectDir)];
+}
+
+/** A rendering with the spec of the sample `sampleFile` (project-relative), written as a values file to `file`. */
+export function sampleSet(sampleFile: string, file: string): ValueSet {
+  return { with: { what: `the spec of ${sampleFile}`, fix: `fix that sample (its spec is the chart's values)` }, file };
 }
 
 /** The renderings of `kind`'s chart that the `--values` files ask for, in order. */
-export function valuesFileSets(flags: readonly ValuesFileFlag[], kind: string): ValueSet[] {
+export function valuesFileSets(flags: readonly ValuesFileFlag[], kind: string, projectDir: string): ValueSet[] {
   return flags
     .filter((f) => f.kind === undefined || f.kind === kind)
-    .map((f) => ({ with: { what: `the values of ${f.file} (--values)`, fix: 'fix that values file' }, file: f.file }));
+    .map((f) => ({
+      with: { what: `the values of ${f.file} (--values)`, fix: 'fix that values file' },
+      file: f.file,
+      flag: valuesFlagText(f, projectDir),
+    }));
 }
 
 interface Sample {
