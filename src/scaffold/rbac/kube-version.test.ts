@@ -3,6 +3,7 @@ import { helmCommandError } from '../../../test/fakes/helm.js';
 import {
   chartRenderError,
   DEFAULT_KUBE_VERSION,
+  helmSaid,
   kubeVersionMismatch,
   parseKubeVersionFlag,
   renderVersion,
@@ -97,5 +98,21 @@ describe('SCAFFOLD_CHART_RENDER', () => {
     );
     expect(err.message).toContain('nil pointer');
     expect(err.message).toContain('give the chart default values that render');
+  });
+});
+
+describe('helmSaid', () => {
+  it("drops helm's --debug advice, a flag create api and generate rbac refuse, and names helm's own command", () => {
+    const required =
+      'Error: execution error at (web/templates/cm.yaml:6:14): a message is required\n\nUse --debug flag to render out invalid YAML\n';
+    expect(helmSaid(required, 'charts/web')).toBe(
+      'Error: execution error at (web/templates/cm.yaml:6:14): a message is required',
+    );
+    const yaml =
+      'Error: YAML parse error on web/templates/cm.yaml: error converting YAML to JSON: yaml: line 3: did not find expected key\nUse --debug flag to render out invalid YAML';
+    expect(helmSaid(yaml, 'charts/web')).toBe(
+      'Error: YAML parse error on web/templates/cm.yaml: error converting YAML to JSON: yaml: line 3: did not find ' +
+        'expected key (helm template charts/web --debug shows the rendered YAML)',
+    );
   });
 });
