@@ -57,9 +57,12 @@ run: build ## run the operator against the cluster in KUBECONFIG (like operator-
 clean: ## remove build output (keeps the Go binary cache outside the repository)
 	rm -rf dist coverage
 
-.PHONY: bench chaos soak
+.PHONY: bench bench-cli chaos soak
 bench: deps ## benchmark the real operator and the direct helm/kubectl floors on a local control plane (a few minutes; BENCH_CRS=1000 for the scale run)
 	npm run bench
+
+bench-cli: build ## how fast the CLI answers: version, --help, run/init/create api --help, init + create api; median and p90 of BENCH_CLI_RUNS (10), no cluster
+	node bench/cli-start.ts
 
 chaos: build ## chaos suite: kills, API server/etcd restarts, network faults, leader kill, bad input; prints a table (CHAOS_ARGS=--short|--only=…)
 	node chaos/run.ts $(CHAOS_ARGS)
