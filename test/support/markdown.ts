@@ -1,6 +1,6 @@
 // Markdown as GitHub reads it, for the tests of README.md and docs/: headings and the anchors GitHub gives them, the
-// relative links of a file and which of them are broken, and the README's quickstart blocks (the shell blocks
-// marked to be run). Used by test/unit/docs-links.test.ts and test/integration/packaging/quickstart.test.ts. Pure
+// relative links of a file and which of them are broken, and the README's blocks marked to be run (quickstart,
+// install). Used by test/unit/docs-links.test.ts and test/integration/packaging/{quickstart,install}.test.ts. Pure
 // text in, data out; the file system is reached only through the `DocFiles` a caller passes.
 import { dirname, join, normalize } from 'node:path';
 
@@ -185,6 +185,24 @@ export function quickstartBlocks(text: string): QuickstartBlock[] {
     const end = lines.findIndex((l, j) => j > i + 1 && l.trim() === '```');
     if (end < 0) throw new Error(`line ${i + 1}: the quickstart block is not closed`);
     blocks.push({ mode, script: `${lines.slice(i + 2, end).join('\n')}\n`, line: i + 1 });
+  });
+  return blocks;
+}
+
+/**
+ * The ```sh blocks of `text` that a line `<!-- NAME -->` (exactly) directly precedes, in order: e.g. the README's
+ * `<!-- install -->` block. Throws on such a marker that is not followed by a closed ```sh block.
+ */
+export function markedBlocks(text: string, name: string): { readonly script: string; readonly line: number }[] {
+  const lines = text.split('\n');
+  const blocks: { script: string; line: number }[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() !== `<!-- ${name} -->`) return;
+    const end = lines.findIndex((l, j) => j > i + 1 && l.trim() === '```');
+    if ((lines[i + 1] ?? '').trim() !== '```sh' || end < 0) {
+      throw new Error(`line ${i + 1}: <!-- ${name} --> must be directly followed by a closed \`\`\`sh block`);
+    }
+    blocks.push({ script: `${lines.slice(i + 2, end).join('\n')}\n`, line: i + 1 });
   });
   return blocks;
 }

@@ -1,6 +1,10 @@
-// The CLI as a user installs it: `npm pack` of this repository, `npm install -g --prefix <tmp>` of the tarball, and
-// then, from that prefix only, `helm-operator init` and `create api` on a fixture chart, and `helm-operator run`
-// against the plane until the sample CR is Deployed. Cleans up its prefix, project, CRD and namespace.
+// The CLI as a new user installs it: a clean clone of this repository's HEAD commit (so uncommitted changes are NOT
+// in it: commit before running this test), the README's Install block (marked `<!-- install -->`) run word for word
+// there with npm's global prefix in a temp folder, the tarball's files listed with tar; then, from that prefix only,
+// `init`, `create api` and `run` until the sample CR is Deployed; then every target of the scaffolded Makefile with an
+// npm registry that serves nothing (a local stand-in answering 404, see scaffold-targets in this file), and the
+// message that says what to set when no CLI is installed. Prints the clone, pack and install times to stderr.
+// Cleans up its clone, prefix, projects, CRD, namespace and registry stand-in.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,12 +12,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestNamespace, isGone, testKube } from '../../support/kube.js';
 import { ROOT, runCleanups } from '../../support/operator.js';
 import { launchOperator } from '../../support/operator-process.js';
-import { NODE_BIN, NPM, run } from '../../support/run.js';
+import { type InstalledCli, installFromCleanClone, userEnv } from '../../support/packed-cli.js';
+import { run } from '../../support/run.js';
+import { scaffoldTargets } from './scaffold-targets.js';
 
 const POLL = { timeout: 90_000, interval: 250 } as const;
 const rand = () => Math.random().toString(36).slice(2, 8);
+/** A clone, `npm ci` of every dependency and tsc take most of a minute on 2 cores. */
+const INSTALL_TIMEOUT_MS = 300_000;
 
-describe('the packed CLI, installed into a prefix', { timeout: 240_000 }, () => {
+describe('the CLI packed from a clean clone and installed by the README', { timeout: 240_000 }, () => {
   const cluster = inject('cluster');
   const kube = testKube();
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -21,36 +29,44 @@ describe('the packed CLI, installed into a prefix', { timeout: 240_000 }, () => 
   const prefix = join(work, 'prefix');
   const project = join(work, 'proj');
   const domain = `i${rand()}.example.com`;
-  // The installed binary first on PATH, then the Node it needs (the machine's may be older) and helm.
-  const env = {
-    ...process.env,
-    PATH: `${join(prefix, 'bin')}:${NODE_BIN}:${dirname(Object.values(cluster.helms)[0] ?? 'helm')}:${process.env.PATH}`,
-    KUBECONFIG: cluster.kubeconfig,
-    HELM_BINARY: Object.values(cluster.helms)[0] ?? 'helm',
-  };
+  const helm = Object.values(cluster.helms)[0] ?? 'helm';
+  const kubectlBin = cluster.kubectl ?? 'kubectl';
+  // The installed binary first on PATH, then Node, kubectl and the plane's helm.
+  const env = userEnv(prefix, { KUBECONFIG: cluster.kubeconfig, HELM_BINARY: helm }, [
+    dirname(kubectlBin),
+    dirname(helm),
+  ]);
   const cli = (...args: string[]) => run(join(prefix, 'bin', 'helm-operator'), args, { cwd: project, env });
-  const kubectl = (...args: string[]) => run(cluster.kubectl ?? 'kubectl', args, { cwd: project, env });
-  let installMs = 0;
-  let tgz = '';
+  const kubectl = (...args: string[]) => run(kubectlBin, args, { cwd: project, env });
+  let installed: InstalledCli;
 
   beforeAll(async () => {
     cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
-    tgz = join(work, (await run(NPM, ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT })).trim());
-    const t0 = performance.now();
-    await run(NPM, ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tgz], { env });
-    installMs = performance.now() - t0;
+    installed = await installFromCleanClone(join(work, 'clone'), prefix);
+    for (const [what, value] of Object.entries(installed.figures)) process.stderr.write(`${what}: ${value}\n`);
     mkdirSync(project, { recursive: true });
-  });
+  }, INSTALL_TIMEOUT_MS);
 
   afterAll(async () => {
     await runCleanups(cleanups);
   });
 
-  it('installs a helm-operator command that needs nothing of this repository', async () => {
+  it('packs a tarball that holds the bin, and installs a helm-operator command that needs nothing of this repository', async () => {
+    const files = (await run('tar', ['tzf', installed.tgz])).split('\n').filter(Boolean);
+    expect(files).toContain('package/dist/cmd/main.js');
+    expect(files).toContain('package/package.json');
+    expect(files.filter((f) => !f.startsWith('package/dist/'))).toEqual(
+      expect.arrayContaining(['package/package.json', 'package/README.md']),
+    );
+    expect(files.filter((f) => /^package\/(src|test|hack|node_modules)\//.test(f))).toEqual([]);
+    const manifest = JSON.parse(await run('tar', ['xzf', installed.tgz, '-O', 'package/package.json'])) as {
+      bin?: Record<string, string>;
+    };
+    expect(manifest.bin).toEqual({ 'helm-operator': 'dist/cmd/main.js' });
     expect(existsSync(join(prefix, 'bin', 'helm-operator'))).toBe(true);
+    // The block's last command, `helm-operator version`, found the installed CLI on PATH.
+    expect(installed.stdout).toMatch(/^helm-operator-ts version: "0\.1\.0"/m);
     expect(await cli('version')).toMatch(/^helm-operator-ts version: "0\.1\.0"/);
-    expect(installMs).toBeGreaterThan(0);
-    process.stderr.write(`npm install -g of the packed CLI: ${(installMs / 1000).toFixed(1)} s\n`);
   });
 
   it('scaffolds a project from a chart and runs it until the sample is Deployed', async () => {
@@ -88,12 +104,5 @@ describe('the packed CLI, installed into a prefix', { timeout: 240_000 }, () => 
       .toBe(true);
   });
 
-  it("installs the pinned CLI into the project's bin/ with make helm-operator, as operator-sdk's Makefile does", async () => {
-    await run('make', ['--no-print-directory', 'helm-operator', `HELM_OPERATOR_PACKAGE=${tgz}`], { cwd: project, env });
-    expect(await run(join(project, 'bin', 'helm-operator'), ['version'], { env })).toMatch(/^helm-operator-ts version/);
-    // Installed once: the file target is up to date, so a second make installs nothing.
-    expect(await run('make', ['--no-print-directory', '-n', 'helm-operator'], { cwd: project, env })).toMatch(
-      /up to date|Nothing to be done|^$/,
-    );
-  });
+  scaffoldTargets(() => ({ installed, project, work, env }));
 });

@@ -1,6 +1,8 @@
 // The README's quickstart, run as a user runs it, so that it stays true: the shell blocks README.md marks
 // `<!-- quickstart … -->`, in order, each with bash in the folder the blocks before it left (one terminal), with the
-// CLI packed from this repository and installed into a prefix as the README's Install section does, and kubectl, the
+// CLI packed from this repository (the dist/ that make test built: `npm pack --ignore-scripts`, so that its prepack does
+// not rebuild dist/ under the tests running from it; install.test.ts packs a clean clone as the README's Install section
+// does) and installed into a prefix, and kubectl, the
 // plane's helm (HELM_BINARY) and a kubeconfig whose context namespace is a fresh one. A block marked `background` is
 // the second terminal's `make run`: started in its own process group and left running; a block marked
 // `after Ctrl-C` first stops it with SIGINT to that group, as Ctrl-C does. Two placeholders of the README are
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { lockDefaultPorts } from '../../support/default-ports.js';
 import { createTestNamespace, testKube } from '../../support/kube.js';
 import { type QuickstartBlock, quickstartBlocks } from '../../support/markdown.js';
 import { ROOT, runCleanups } from '../../support/operator.js';
@@ -52,6 +55,7 @@ describe('the README quickstart', { timeout: 420_000 }, () => {
   let env: NodeJS.ProcessEnv = {};
   let namespace = '';
   let operator: OperatorProcess | undefined;
+  let releasePorts: (() => void) | undefined;
   const kubectl = (...args: string[]) => run(cluster.kubectl ?? 'kubectl', args, { env });
 
   beforeAll(async () => {
@@ -83,8 +87,10 @@ describe('the README quickstart', { timeout: 420_000 }, () => {
     });
     cleanups.push(async () => {
       if (operator?.running()) await interrupt(operator).catch(() => operator?.killGroup());
+      releasePorts?.(); // once its make run is gone
     });
-    const tgz = join(work, (await run(NPM, ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT })).trim());
+    const pack = ['pack', '--ignore-scripts', '--pack-destination', work, '--silent'];
+    const tgz = join(work, (await run(NPM, pack, { cwd: ROOT })).trim());
     await run(NPM, ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tgz], { env });
   });
 
@@ -129,6 +135,8 @@ describe('the README quickstart', { timeout: 420_000 }, () => {
     const watched = { group: `charts.${domain}`, version: 'v1alpha1', plural: 'nginxes', namespace };
     for (const block of blocks) {
       if (block.mode === 'background') {
+        // install.test.ts runs a make run too: one of the two at a time.
+        releasePorts = await lockDefaultPorts();
         for (const port of DEFAULT_PORTS) {
           expect(await portFree(port), `port ${port} is in use: make run's helm-operator binds it`).toBe(true);
         }
@@ -143,6 +151,7 @@ describe('the README quickstart', { timeout: 420_000 }, () => {
       if (block.mode === 'after-interrupt') {
         if (operator === undefined) throw new Error(`README.md line ${block.line}: Ctrl-C, but nothing runs`);
         await interrupt(operator);
+        releasePorts?.();
         // The operator ran from the scaffolded project, watched its kind, and stopped as SIGINT asks.
         expect(operator.logged('Watching resource').map((r) => r.gvk)).toEqual([
           `charts.${domain}/v1alpha1, Kind=Nginx`,
