@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { directHelmEnv } from './phases/floors.ts';
 import { cpuSeconds } from './proc.ts';
 
 export interface Calibration {
@@ -59,18 +60,7 @@ export const median = (xs: readonly number[]) => {
 export async function calibrate(o: CalibrateOptions): Promise<Calibration> {
   const runs = o.runs ?? 5;
   const home = mkdtempSync(join(o.workDir, 'calibrate-'));
-  // As the floors and the operator run helm: a home of its own, releases in Secrets.
-  const env: NodeJS.ProcessEnv = {
-    PATH: o.path,
-    HOME: home,
-    KUBECONFIG: o.kubeconfig,
-    HELM_CACHE_HOME: join(home, 'cache'),
-    HELM_CONFIG_HOME: join(home, 'config'),
-    HELM_DATA_HOME: join(home, 'data'),
-    HELM_DRIVER: 'secret',
-    KUBECACHEDIR: join(home, 'kube-cache'),
-    NO_COLOR: '1',
-  };
+  const env = directHelmEnv(home, o.kubeconfig, o.path); // as the floors run helm
   const times = async (n: number, one: (i: number) => Promise<number>) => {
     const out: number[] = [];
     for (let i = 0; i < n; i++) out.push(await one(i));

@@ -109,21 +109,26 @@ async function oneAtATime(names: readonly string[], task: (name: string) => Prom
 
 const PLACEHOLDER = 'zzbenchrelease';
 
+/** helm run directly as the operator runs it: its own homes under `home`, releases in Secrets, one discovery cache.
+ * Also the calibration's (bench/calibrate.ts). */
+export function directHelmEnv(home: string, kubeconfig: string, path: string): NodeJS.ProcessEnv {
+  return {
+    PATH: path,
+    HOME: home,
+    KUBECONFIG: kubeconfig,
+    HELM_CACHE_HOME: join(home, 'cache'),
+    HELM_CONFIG_HOME: join(home, 'config'),
+    HELM_DATA_HOME: join(home, 'data'),
+    HELM_DRIVER: 'secret',
+    KUBECACHEDIR: join(home, 'kube-cache'),
+    NO_COLOR: '1',
+  };
+}
+
 /** Measures both floors: helm first, then kubectl, each leaving the namespace as it found it. */
 export async function measureFloors(o: FloorOptions): Promise<Floors> {
   const homes = mkdtempSync(join(o.workDir, 'helm-home-'));
-  const env: NodeJS.ProcessEnv = {
-    PATH: o.path,
-    HOME: homes,
-    KUBECONFIG: o.kubeconfig,
-    HELM_CACHE_HOME: join(homes, 'cache'),
-    HELM_CONFIG_HOME: join(homes, 'config'),
-    HELM_DATA_HOME: join(homes, 'data'),
-    // As the operator runs helm: releases in Secrets, one shared discovery cache.
-    HELM_DRIVER: 'secret',
-    KUBECACHEDIR: join(homes, 'kube-cache'),
-    NO_COLOR: '1',
-  };
+  const env = directHelmEnv(homes, o.kubeconfig, o.path);
   // On a failure, the processes still running in other workers are killed too.
   const failed = new AbortController();
   const signal = AbortSignal.any([o.signal, failed.signal]);
