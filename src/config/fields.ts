@@ -1,6 +1,8 @@
 // Helpers for reading one YAML mapping of watches.yaml the way operator-sdk's Go decoder would: case-insensitive
-// field matching with notes on what looks wrong, and the wording used in every problem message. Called by the
-// watches loader and the label-selector reader. Pure: never throws, never touches the filesystem.
+// field matching with notes on what looks wrong, Go duration fields, and the wording used in every problem message.
+// Called by the watches loader and the label-selector reader. Never touches the filesystem; throws only what a
+// duration parser throws that is not a ConfigError.
+import { ConfigError } from '../core/errors.js';
 import { isRecord } from '../core/guards.js';
 import { yamlScalarToString } from './yaml-scalar.js';
 
@@ -99,4 +101,26 @@ export function describe(value: unknown): string {
 
 export function q(text: string): string {
   return JSON.stringify(text);
+}
+
+/** A Go duration field (a string with a unit, as in operator-sdk), parsed by `parse`; undefined when absent or bad. */
+export function durationField(
+  fields: ReadonlyMap<string, unknown>,
+  field: string,
+  parse: (text: string) => number,
+  fail: Report,
+): number | undefined {
+  const value = fields.get(field);
+  try {
+    if (typeof value === 'string') return parse(value);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    fail(`${field}: ${err.message}`);
+    return undefined;
+  }
+  if (!fields.has(field)) return undefined;
+  const unit = typeof value === 'bigint' || typeof value === 'number' ? `, e.g. "${value}s"` : '';
+  const sdk = field === 'reconcilePeriod' ? ' (as in operator-sdk)' : '';
+  fail(`${field}: must be a duration string with a unit${unit}, not ${describe(value)}${sdk}`);
+  return undefined;
 }

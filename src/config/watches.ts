@@ -8,7 +8,7 @@ import { ConfigError } from '../core/errors.js';
 import { parseHelmTimeout } from '../helm/timeout.js';
 import { checkChartDir, fsProblem } from './chart-dir.js';
 import { parseDuration } from './duration.js';
-import { canonicalFields, describe, isMapping, isSet, q, type Report } from './fields.js';
+import { canonicalFields, describe, durationField, isMapping, isSet, q, type Report } from './fields.js';
 import { DNS_SUBDOMAIN, type LabelSelector, labelSelectorString, readSelector } from './label-selector.js';
 import { readOverrides } from './override-values.js';
 import type { Env } from './overrides.js';
@@ -23,8 +23,6 @@ import {
   type Tags,
 } from './yaml.js';
 import { yamlScalarToString } from './yaml-scalar.js';
-
-// Re-exported for the manager and the cleanup command, which name each watch's chart.
 
 /** One watches.yaml entry, validated and defaulted. */
 export interface Watch {
@@ -276,26 +274,4 @@ function readEntry(raw: unknown, node: unknown, index: number, ctx: Context): Wa
   if (dryRunOption !== undefined) watch.dryRunOption = dryRunOption;
   if (helmTimeoutMs !== undefined) watch.helmTimeoutMs = helmTimeoutMs;
   return watch;
-}
-
-/** A Go duration field (a string with a unit, as in operator-sdk), parsed by `parse`; undefined when absent or bad. */
-function durationField(
-  fields: ReadonlyMap<string, unknown>,
-  field: string,
-  parse: (text: string) => number,
-  fail: Report,
-): number | undefined {
-  const value = fields.get(field);
-  try {
-    if (typeof value === 'string') return parse(value);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    fail(`${field}: ${err.message}`);
-    return undefined;
-  }
-  if (!fields.has(field)) return undefined;
-  const unit = typeof value === 'bigint' || typeof value === 'number' ? `, e.g. "${value}s"` : '';
-  const sdk = field === 'reconcilePeriod' ? ' (as in operator-sdk)' : '';
-  fail(`${field}: must be a duration string with a unit${unit}, not ${describe(value)}${sdk}`);
-  return undefined;
 }
