@@ -149,6 +149,7 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
         kube: kube.client,
         helm,
         render: (p) => helm.template(p),
+        chartStageDir: join(workDir, 'charts'),
         helmMiddlewares: [helmMetrics(observeHelm, runs)],
         suppressOverrideValues: opts.suppressOverrideValues,
         statusManifest: opts.statusManifest,

@@ -78,6 +78,11 @@ export interface OperatorOptions {
    * workers start, to warm what the first install needs (warm-up.ts). @default no warm-up
    */
   readonly render?: ((p: TemplateParams) => Promise<string>) | undefined;
+  /**
+   * Where copies of a chart go that leave out the declared dependencies helm's library does not load (a folder of
+   * this process's own). @default `<tmpdir>/helm-operator-charts`
+   */
+  readonly chartStageDir?: string | undefined;
 }
 
 /**
@@ -161,6 +166,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       uninstallLanes: workers,
       uninstaller: uninstaller || undefined,
       postRender: o.postRender ?? false,
+      chartStageDir: o.chartStageDir,
       clock: o.clock,
       logger,
     });
@@ -208,7 +214,8 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       const depends = watch.watchDependentResources ? watcher : undefined;
       const source = { chart: watch.chart, namespace, postRenderArgs, render: o.render, kube: o.kube, logger };
       const prepare = (signal: AbortSignal) => reconciler.prepare(signal);
-      controller.addSource(warmUp({ ...source, watcher: depends, prepare }));
+      const chartPath = (signal: AbortSignal) => reconciler.chartForRender(signal);
+      controller.addSource(warmUp({ ...source, chartPath, watcher: depends, prepare }));
     }
     // Taking a shard reconciles its CRs: the informers saw them while it was not ours.
     o.shards?.onAcquired((shard) => {

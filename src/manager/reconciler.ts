@@ -60,6 +60,8 @@ export interface WatchReconcilerOptions {
   readonly chartRollout?: ChartRolloutGate | undefined;
   /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
   readonly postRender: boolean;
+  /** Where copies of the chart for helm go (reconciler/inputs/loaded-chart.ts). @default `<tmpdir>/helm-operator-charts` */
+  readonly chartStageDir?: string | undefined;
   readonly clock: Clock;
   /** The controller's logger. */
   readonly logger: Logger;
@@ -104,6 +106,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     ...(o.uninstallBatch === undefined ? {} : { uninstallBatch: o.uninstallBatch }),
     ...(o.uninstallLanes === undefined ? {} : { uninstallLanes: o.uninstallLanes }),
     ...(o.uninstaller ? { uninstaller: o.uninstaller } : {}),
+    chartStageDir: o.chartStageDir,
     clock: o.clock,
     logger,
   });

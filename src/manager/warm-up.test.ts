@@ -99,6 +99,25 @@ describe('the warm-up before a controller’s workers start', () => {
     expect(prepared).toBe(1); // the reconciles' shared inputs (the chart digest), once
   });
 
+  it('renders from the folder the reconciles hand helm (a copy without dependencies helm does not load)', async () => {
+    const calls: TemplateParams[] = [];
+    const source = warmUp({
+      chart: '/charts/web',
+      chartPath: async () => '/stage/chart-1/web',
+      namespace: 'apps',
+      render: async (p) => {
+        calls.push(p);
+        return '';
+      },
+      kube: new FakeKubeApi({ serverVersion: VERSION }),
+      logger: recordingLogger().logger,
+    });
+    const signal = new AbortController().signal;
+    void source.start(signal);
+    await source.waitForSync(signal);
+    expect(calls.map((c) => c.chart)).toEqual(['/stage/chart-1/web']);
+  });
+
   it('lets the workers start when the chart does not render with its defaults, and says why', async () => {
     const { logger, text } = recordingLogger();
     const kube = new FakeKubeApi({ serverVersion: VERSION });

@@ -26,6 +26,8 @@ export const WARM_UP_RELEASE = 'warm-up';
 
 export interface WarmUpOptions {
   readonly chart: string;
+  /** The folder to render `chart` from (HelmReconciler.chartForRender). @default `chart` itself */
+  readonly chartPath?: ((signal: AbortSignal) => Promise<string>) | undefined;
   /** A namespace the controller watches (its CRs' releases go there); `default` when it watches all. */
   readonly namespace: string;
   /** The post-renderer's arguments for a placeholder CR (warmUpOwner): helm runs it, as for an install. */
@@ -58,7 +60,7 @@ export function warmUp(o: WarmUpOptions): Source {
   const renderAndWatch = async (signal: AbortSignal): Promise<number | undefined> => {
     try {
       const manifest = await o.render({
-        chart: o.chart,
+        chart: o.chartPath ? await o.chartPath(signal) : o.chart,
         release: WARM_UP_RELEASE,
         namespace: o.namespace,
         validate: true,

@@ -1,11 +1,13 @@
 // What the reconciles of one watch share, built once from the reconciler's options: the parsed overrideValues, the
-// chart digest memo, the status-manifest memo, what releases put outside their namespaces, and the deletion flow.
+// chart digest memo, the folder handed to helm, the status-manifest memo, what releases put outside their
+// namespaces, and the deletion flow.
 // Built by reconciler.ts' constructor; a bad override fails here, at startup, not at the first reconcile.
 
 import { parseOverrides } from '../config/strvals.js';
 import { ReleaseDeletion } from './deletion/deletion.js';
 import { OutsideObjectMemo } from './deletion/orphans.js';
 import { ChartDigestMemo } from './inputs/chart-digest-memo.js';
+import { LoadedChartMemo } from './inputs/loaded-chart.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { StatusReleaseMemo } from './status/status-manifest.js';
 
@@ -13,6 +15,8 @@ export interface WatchKit extends HelmReconcilerOptions {
   readonly overrides: Record<string, unknown>;
   /** The chart's digest, shared by the reconciles of a few seconds (an idle reconcile reads no chart file). */
   readonly chartDigest: ChartDigestMemo;
+  /** The folder handed to helm: the chart, or a copy without the dependencies helm's library does not load. */
+  readonly loadedChart: LoadedChartMemo;
   /** status.deployedRelease per CR, built once per revision (redaction and the cap scan the whole manifest). */
   readonly statusRelease: StatusReleaseMemo;
   /** What each CR's release put outside its namespace, for a deletion that finds the release record gone. */
@@ -28,10 +32,14 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
     statusRelease.forget(key);
     options.dependents?.forget(key);
   };
+  const chartDir = options.watch.chart;
+  const chartDigest = new ChartDigestMemo({ chartDir, clock: options.clock });
+  const stageDir = options.chartStageDir;
   return {
     ...options,
     overrides: parseOverrides(options.watch.overrideValues),
-    chartDigest: new ChartDigestMemo({ chartDir: options.watch.chart, clock: options.clock }),
+    chartDigest,
+    loadedChart: new LoadedChartMemo({ chartDir, digest: chartDigest, stageDir, logger: options.logger }),
     statusRelease,
     outside,
     deletion: new ReleaseDeletion({ ...options, outside, forget }),

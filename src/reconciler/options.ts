@@ -81,6 +81,11 @@ export interface HelmReconcilerOptions {
   readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'>;
   /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
   readonly chartRollout?: ChartRolloutGate | undefined;
+  /**
+   * Where the copies of a chart go that leave out the declared dependencies helm's library does not load
+   * (inputs/loaded-chart.ts). @default `<tmpdir>/helm-operator-charts`
+   */
+  readonly chartStageDir?: string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
 }

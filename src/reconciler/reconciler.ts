@@ -28,6 +28,14 @@ export class HelmReconciler {
     await this.#kit.chartDigest.get({ signal });
   }
 
+  /**
+   * The folder to render this watch's chart from before the first reconcile (the warm-up): the chart, or the copy
+   * helm's CLI is handed when helm's library would leave out declared dependencies (inputs/loaded-chart.ts).
+   */
+  chartForRender(signal: AbortSignal): Promise<string> {
+    return this.#kit.loadedChart.forRender({ signal });
+  }
+
   /** `logger` (with the controller's reconcileID) replaces the constructor's logger for this reconcile. */
   async reconcile(key: string, signal: AbortSignal, logger: RunStart['log'] = this.#kit.logger): Promise<Outcome> {
     const kit = this.#kit;

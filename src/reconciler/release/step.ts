@@ -10,6 +10,7 @@ import { failureMessage } from '../classify.js';
 import type { ChartDigestMemo } from '../inputs/chart-digest-memo.js';
 import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
 import type { Inputs } from '../inputs/inputs.js';
+import { droppedMessage, type LoadedChartMemo } from '../inputs/loaded-chart.js';
 import { forceHandled, withHandled } from '../inputs/requests.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { retryAfterFailure } from '../retry.js';
@@ -45,6 +46,7 @@ export interface StepDeps
       | 'suppressOverrideValues'
     > {
   readonly chartDigest: ChartDigestMemo;
+  readonly loadedChart: LoadedChartMemo;
   readonly statusRelease: StatusReleaseMemo;
 }
 
@@ -99,8 +101,9 @@ async function helmStep(
     action = decideReleaseAction({ ...facts, fingerprint: facts.inputs.fingerprint, state });
     if (action === 'none') return { action, state };
     if (action === 'install' || !state.deployed) {
+      const staged = await withLoadedChart(ctx, run, d);
       overrideEvents(run, d);
-      const result = await install(ctx, state);
+      const result = await install(staged, state);
       ctx.log.info({ release: ctx.release, revision: result.version }, 'Installed release');
       return { action, state, result };
     }
@@ -109,9 +112,10 @@ async function helmStep(
     const digest = () => d.chartDigest.get({ signal: ctx.signal });
     const rollout = { gate: d.chartRollout, key: run.key, force: facts.force, values: ctx.values, digest };
     const stored = facts.history.find((h) => h.release === deployed);
-    const gated = await throughRollout({ ...rollout, deployed: stored, signal: ctx.signal }, () => {
+    const gated = await throughRollout({ ...rollout, deployed: stored, signal: ctx.signal }, async () => {
+      const staged = await withLoadedChart(ctx, run, d);
       overrideEvents(run, d);
-      return upgrade(ctx, deployed);
+      return upgrade(staged, deployed);
     });
     if ('hold' in gated) return { action: 'none', state, hold: gated.hold };
     const result = gated.value;
@@ -183,6 +187,16 @@ async function afterFailure(
     run.log.debug({ release: ctx.release, err: errFields(err) }, 'Cannot read the release after its failure');
     return base;
   }
+}
+
+/**
+ * `ctx` with the chart folder helm's CLI is handed (loaded-chart.ts): a copy without the declared dependencies helm's
+ * library does not load, which a DependencyDropped warning names, or the chart itself.
+ */
+async function withLoadedChart(ctx: ActionContext, run: ReconcileRun, d: StepDeps): Promise<ActionContext> {
+  const chart = await d.loadedChart.get({ signal: ctx.signal });
+  if (chart.dropped.length > 0) run.note('Warning', 'DependencyDropped', droppedMessage(chart));
+  return { ...ctx, chart: chart.path };
 }
 
 function overrideEvents(run: ReconcileRun, d: StepDeps): void {
