@@ -5,7 +5,7 @@
 import type { Logger } from '../../core/logger.js';
 import { type HistorySummary, summarize } from '../../helm/history.js';
 import { splitManifest } from '../../helm/manifest.js';
-import type { AppliedRelease, HelmClient } from '../../helm/types.js';
+import type { AppliedRelease, HelmClient, Release } from '../../helm/types.js';
 import type { ReleaseReader } from '../../records/types.js';
 import { failureMessage } from '../classify.js';
 import type { ReleaseOptions } from '../inputs/annotations.js';
@@ -29,8 +29,14 @@ export interface ActionContext {
   readonly signal: AbortSignal;
 }
 
-/** helm 4's record of a release it applied client-side (`apply_method`), as helm 3 applies every release. */
-export const CLIENT_SIDE = 'csa';
+/**
+ * Whether helm 4 upgrades or rolls back the release client-side: every record but one it applied server-side
+ * (`ssa`), since helm 4 reads a record without `apply_method` (helm 3's, operator-sdk's) as client-side and then
+ * refuses `--force-conflicts` ("forceConflicts enabled when serverSideApply disabled"). Ignored by helm 3.
+ */
+export function appliedClientSide(release: Pick<Release, 'applyMethod'>): boolean {
+  return release.applyMethod !== 'ssa';
+}
 
 /** What install and upgrade both hand helm: the release, the chart, its values, the record labels, the post-renderer. */
 export function renderParams(ctx: ActionContext) {

@@ -154,7 +154,7 @@ describe("helm 4's server-side apply refusing an object that helm 3 applies", ()
 
   it('upgrades again with client-side apply instead of rolling back', async () => {
     const t = clientSideOnly();
-    await expect(upgrade(t.ctx, rev(1, 'deployed'))).resolves.toMatchObject({ version: 2 });
+    await expect(upgrade(t.ctx, { ...rev(1, 'deployed'), applyMethod: 'ssa' })).resolves.toMatchObject({ version: 2 });
     expect(t.calls).toEqual(['upgrade', 'upgrade']);
     expect(t.sides).toEqual(['server', 'client']);
     expect(t.notes).toEqual(['Warning:ServerSideApplyRefused', 'Normal:UpgradeSucceeded']);
@@ -174,6 +174,12 @@ describe("helm 4's server-side apply refusing an object that helm 3 applies", ()
   it('upgrades a release helm 4 applied client-side with client-side apply from the start', async () => {
     const t = clientSideOnly();
     await upgrade(t.ctx, { ...rev(1, 'deployed'), applyMethod: 'csa' });
+    expect(t.sides).toEqual(['client']);
+  });
+
+  it("upgrades a release helm 3 made (operator-sdk's: no apply method recorded) client-side, as helm 4 requires", async () => {
+    const t = clientSideOnly();
+    await upgrade(t.ctx, rev(1, 'deployed'));
     expect(t.sides).toEqual(['client']);
   });
 });

@@ -6,7 +6,7 @@ import type { Release } from '../../helm/types.js';
 import { failureMessage, refusedByServerSideApply } from '../classify.js';
 import {
   type ActionContext,
-  CLIENT_SIDE,
+  appliedClientSide,
   noteClientSide,
   noteUnknownFields,
   objectNames,
@@ -18,7 +18,7 @@ import { RemediationFailedError } from './remediation-error.js';
 
 export async function upgrade(ctx: ActionContext, deployed: Release): Promise<Release> {
   const { release, signal } = ctx;
-  let clientSideApply = deployed.applyMethod === CLIENT_SIDE;
+  let clientSideApply = appliedClientSide(deployed);
   for (;;) {
     try {
       const result = await ctx.helm.upgrade({
@@ -53,7 +53,7 @@ async function rollbackFailedUpgrade(ctx: ActionContext, deployed: Release): Pro
     // Nothing to undo when helm recorded no new revision (a render error) or the deployed one is still the latest.
     if (!after.latest || after.latest.version <= deployed.version) return undefined;
     const revision = deployed.version;
-    const clientSideApply = deployed.applyMethod === CLIENT_SIDE;
+    const clientSideApply = appliedClientSide(deployed);
     await ctx.helm.rollback({
       release,
       namespace,
