@@ -431,6 +431,33 @@ describe('with a post-renderer', { timeout: 20_000 }, () => {
     });
   });
 
+  describe('a dry-run upgrade (the check of a release to adopt)', () => {
+    it("renders helm's plain output: no post-renderer, no labels, no --force-conflicts, values in the file", async () => {
+      for (const version of ['v3.19.0', 'v4.0.1']) {
+        const t = await withHelm(version);
+        const got = await t.client.dryRunUpgrade({ ...release, values: VALUES, signal: signal() });
+
+        const { args, values } = t.recorded();
+        expect(args.slice(0, 3)).toEqual(['upgrade', 'web', '/charts/web']);
+        expect(args).toContain('--dry-run');
+        expect(args).toContain('--reset-values');
+        for (const absent of ['--post-renderer', '--labels', '--force-conflicts', '--server-side=false']) {
+          expect(args).not.toContain(absent);
+        }
+        expect(args.join(' ')).not.toContain(SECRET);
+        expect(values?.content).toBe(JSON.stringify(VALUES));
+        expect(got).toMatchObject({ name: 'web', version: 2, manifest: 'kind: ConfigMap\n' });
+        expect(await t.leftoverValueFiles()).toEqual([]);
+      }
+    });
+
+    it('reads the cluster while rendering when asked (dryRunOption: server)', async () => {
+      const t = await withHelm('v3.19.0');
+      await t.client.dryRunUpgrade({ ...release, values: VALUES, dryRun: 'server', signal: signal() });
+      expect(t.recorded().args).toContain('--dry-run=server');
+    });
+  });
+
   describe('when helm is v4', () => {
     it('names the plugin as --post-renderer with only the per-call args, and forces conflicts', async () => {
       const t = await withHelm('v4.0.1');

@@ -19,7 +19,7 @@ import {
 } from './argv.js';
 import { createHelmHomes, type HelmRateLimit, userHelmEnv } from './env.js';
 import { HelmCommandError, type HelmCommandFailure, HelmNotFoundError } from './errors.js';
-import { parseHelmVersion, tail, uninstalledLines, uninstallProgress } from './output.js';
+import { parseHelmVersion, parseRelease, tail, uninstalledLines, uninstallProgress } from './output.js';
 import { ProcessFailure, runProcess } from './process.js';
 import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 import { DEFAULT_HELM_TIMEOUT_MS, HELM_TIMEOUT_MARGIN_MS } from './timeout.js';
@@ -227,6 +227,16 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
         });
         const secrets = secretsOf(p.values, p.secrets, namesOf(p));
         return appliedRelease(await run('upgrade', args, ctxOf(p, secrets, valuesFile)), 'upgrade', p, secrets);
+      });
+    },
+    dryRunUpgrade(p) {
+      return withValuesFile(p.values, async (valuesFile) => {
+        // No post-renderer and no labels: helm's plain rendering, as operator-sdk's dry run compares it.
+        const dryRun = p.dryRun ?? 'client';
+        const args = upgradeArgs({ ...p, valuesFile, historyMax, dryRun, ...validation });
+        const secrets = secretsOf(p.values, p.secrets, namesOf(p));
+        const out = await run('upgrade --dry-run', args, ctxOf(p, secrets, valuesFile));
+        return parseRelease(out.stdout, 'upgrade --dry-run', p);
       });
     },
     async uninstall(p) {

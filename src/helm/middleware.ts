@@ -4,8 +4,8 @@
 // reconciler/reconcile-helm.ts. Pure composition; a middleware never swallows a call's error.
 import type { HelmCallOptions, HelmClient, ReleaseParams } from './types.js';
 
-/** The helm commands a middleware sees: the four release commands and `version`. */
-export type HelmCommand = 'version' | 'install' | 'upgrade' | 'uninstall' | 'rollback';
+/** The helm commands a middleware sees: the release commands (`dry-run`: a dry-run upgrade) and `version`. */
+export type HelmCommand = 'version' | 'install' | 'upgrade' | 'dry-run' | 'uninstall' | 'rollback';
 export type ReleaseCommand = Exclude<HelmCommand, 'version'>;
 
 /** The parameters of a call: a release command's, or `version`'s (which has no release). */
@@ -35,6 +35,7 @@ export function chain(helm: HelmClient, middlewares: readonly HelmMiddleware[]):
     version: through('version', (p) => helm.version(p)),
     install: through('install', (p) => helm.install(p)),
     upgrade: through('upgrade', (p) => helm.upgrade(p)),
+    dryRunUpgrade: through('dry-run', (p) => helm.dryRunUpgrade(p)),
     uninstall: through('uninstall', (p) => helm.uninstall(p)),
     rollback: through('rollback', (p) => helm.rollback(p)),
   };

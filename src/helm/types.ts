@@ -132,6 +132,18 @@ export interface UpgradeParams extends ReleaseParams {
   readonly clientSideApply?: boolean;
 }
 
+/**
+ * A dry-run upgrade, as operator-sdk decides whether a release needs one: the chart rendered with these values
+ * against the release's history (`.Release.IsUpgrade`, the next revision, the cluster's capabilities), without the
+ * post-renderer and without writing anything. Its manifest is helm's plain rendering.
+ */
+export interface DryRunUpgradeParams extends ReleaseParams {
+  readonly chart: string;
+  readonly values: HelmValues;
+  /** `'server'` lets `lookup()` read the cluster (watches.yaml `dryRunOption: server`). @default 'client' */
+  readonly dryRun?: 'client' | 'server';
+}
+
 export interface UninstallParams extends ReleaseParams {
   readonly wait?: boolean;
   /**
@@ -160,6 +172,8 @@ export interface HelmClient {
   version(call: HelmCallOptions): Promise<HelmVersion>;
   install(params: InstallParams): Promise<AppliedRelease>;
   upgrade(params: UpgradeParams): Promise<AppliedRelease>;
+  /** The release helm would make (next revision, status pending-upgrade, manifest); nothing is written. */
+  dryRunUpgrade(params: DryRunUpgradeParams): Promise<Release>;
   uninstall(params: UninstallParams): Promise<void>;
   rollback(params: RollbackParams): Promise<void>;
 }

@@ -40,7 +40,7 @@ describe('HelmRuns', () => {
       timeoutMs: 20_000,
       signal,
     });
-    const zero = { install: 0, upgrade: 0, uninstall: 0, rollback: 0 };
+    const zero = { install: 0, upgrade: 0, 'dry-run': 0, uninstall: 0, rollback: 0 };
     now = 4_999;
     expect(runs.stillRunning()).toEqual(zero);
     now = 5_000;

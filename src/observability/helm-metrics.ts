@@ -18,7 +18,7 @@ export function metricAndDebugLog(metrics: { helmExec: HelmObserver }, log: Logg
 }
 
 type ReleaseAction = Exclude<HelmAction, 'version'>;
-const RELEASE_ACTIONS: readonly ReleaseAction[] = ['install', 'upgrade', 'uninstall', 'rollback'];
+const RELEASE_ACTIONS: readonly ReleaseAction[] = ['install', 'upgrade', 'dry-run', 'uninstall', 'rollback'];
 
 /** The helm release commands running now, each with its start and its HelmStillRunning threshold. */
 export class HelmRuns {

@@ -12,7 +12,8 @@ export const WORKQUEUE_BUCKETS: readonly number[] = Array.from({ length: 12 }, (
 /** helm processes take from a fraction of a second (version) to minutes (install --wait). */
 export const HELM_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
-export type HelmAction = 'install' | 'upgrade' | 'uninstall' | 'rollback' | 'version';
+/** The helm commands by their metric label (`dry-run`: the dry-run upgrade that checks a release to adopt). */
+export type HelmAction = 'install' | 'upgrade' | 'dry-run' | 'uninstall' | 'rollback' | 'version';
 
 /** Identifies one custom resource for resource_created_at_seconds. */
 export interface ResourceLabels {

@@ -165,6 +165,19 @@ describe('CachedReleaseReader', () => {
     expect(w.calls).toEqual(['LIST', 'LIST']);
   });
 
+  it('keeps trusting the cache after a dry-run upgrade, which writes no record (its result is the next revision)', async () => {
+    const w = world([secret(1, 'deployed', '10')]);
+    const dryRun = chain(
+      {
+        dryRunUpgrade: async () => ({ name: 'web', version: 2, info: { status: 'pending-upgrade' } }),
+      } as unknown as HelmClient,
+      [recordObserver(w.reader)],
+    );
+    await dryRun.dryRunUpgrade({ release: 'web', namespace: 'apps' } as never);
+    expect(await w.versions()).toEqual(['1:deployed']);
+    expect(w.calls).not.toContain('LIST');
+  });
+
   it('falls back to a LIST when a cached record is gone by the time it is fetched', async () => {
     const w = world([], [secret(1, 'deployed', '10')]);
     expect(await w.versions()).toEqual([]);

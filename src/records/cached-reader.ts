@@ -154,7 +154,10 @@ export function recordObserver(reader: Pick<CachedReleaseReader, 'observe'>): He
     name: 'release records',
     async around(command, params, next) {
       const { namespace, release } = params;
-      if (command === 'version' || namespace === undefined || release === undefined) return next(params);
+      // A dry run writes no record: nothing to remember.
+      if (command === 'version' || command === 'dry-run' || namespace === undefined || release === undefined) {
+        return next(params);
+      }
       try {
         const result = await next(params);
         const known: Known | AppliedRelease =

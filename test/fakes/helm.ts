@@ -8,6 +8,7 @@ import type {
   AppliedRelease,
   CreateParams,
   DependencyBuildParams,
+  DryRunUpgradeParams,
   HelmCallOptions,
   HelmCli,
   HelmVersion,
@@ -36,6 +37,7 @@ export interface HelmCommands {
   version: [HelmCallOptions, HelmVersion];
   install: [InstallParams, AppliedRelease];
   upgrade: [UpgradeParams, AppliedRelease];
+  dryRunUpgrade: [DryRunUpgradeParams, Release];
   uninstall: [UninstallParams, undefined];
   rollback: [RollbackParams, undefined];
   template: [TemplateParams, string];
@@ -111,6 +113,9 @@ export class FakeHelm implements HelmCli {
   }
   upgrade(params: UpgradeParams): Promise<AppliedRelease> {
     return this.#answer('upgrade', params);
+  }
+  dryRunUpgrade(params: DryRunUpgradeParams): Promise<Release> {
+    return this.#answer('dryRunUpgrade', params);
   }
   uninstall(params: UninstallParams): Promise<void> {
     return this.#answer('uninstall', params);

@@ -182,6 +182,10 @@ describe('secretsHidden', () => {
         seen.push(p.secrets);
         return {} as never;
       },
+      dryRunUpgrade: async (p) => {
+        seen.push(p.secrets);
+        return {} as never;
+      },
       uninstall: async (p) => void seen.push(p.secrets),
       rollback: async (p) => void seen.push(p.secrets),
     } satisfies HelmClient;

@@ -16,7 +16,7 @@ export const HELM_STILL_RUNNING = 'HelmStillRunning';
 
 /** One helm run that has been going longer than its threshold. */
 export interface StillRunning {
-  readonly action: 'install' | 'upgrade' | 'uninstall' | 'rollback';
+  readonly action: 'install' | 'upgrade' | 'dry-run' | 'uninstall' | 'rollback';
   readonly release: string;
   readonly elapsedMs: number;
   readonly timeoutMs: number;
