@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { helmEnv, userHelmEnv } from './env.js';
+import { HELM_CATALOGUE_LOCALE, helmEnv, userHelmEnv } from './env.js';
 
 describe('helmEnv', () => {
   const homes = { cacheHome: '/w/h/cache', configHome: '/w/h/config', dataHome: '/w/h/data', kubeCacheDir: '/w/kc' };
@@ -28,7 +28,28 @@ describe('helmEnv', () => {
       KUBECACHEDIR: '/w/kc',
       NO_COLOR: '1',
       GOGC: '200',
+      GOMAXPROCS: '1',
+      LC_MESSAGES: HELM_CATALOGUE_LOCALE,
     });
+  });
+
+  it("runs helm on one thread unless the operator's environment sets GOMAXPROCS", () => {
+    expect(helmEnv({ ...homes, historyMax: 1, base: {} }).GOMAXPROCS).toBe('1');
+    expect(helmEnv({ ...homes, historyMax: 1, base: { GOMAXPROCS: '4' } }).GOMAXPROCS).toBe('4');
+  });
+
+  it("points kubectl's message catalogue at the smallest one, whatever locale the operator runs in", () => {
+    const env = helmEnv({
+      ...homes,
+      historyMax: 1,
+      base: { LANG: 'en_US.UTF-8', LC_ALL: 'en_US.UTF-8', LC_MESSAGES: 'de_DE.UTF-8', LC_CTYPE: 'C.UTF-8' },
+    });
+    expect([env.LC_ALL, env.LC_MESSAGES, env.LANG, env.LC_CTYPE]).toEqual([
+      undefined,
+      'zh_TW.UTF-8',
+      'en_US.UTF-8',
+      'C.UTF-8',
+    ]);
   });
 
   it("runs helm with GOGC=200 unless the operator's environment sets GOGC or GOMEMLIMIT", () => {

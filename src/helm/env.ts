@@ -17,6 +17,22 @@ const STRIPPED_PREFIX = 'HELM_';
  * GOMEMLIMIT in the operator's environment is the user's choice and wins.
  */
 const HELM_GOGC = '200';
+/**
+ * Each helm child runs its Go code on one thread (GOMAXPROCS=1): a helm process is sequential work and API round
+ * trips, and with more Ps its garbage collector's idle mark workers spin on the idle ones (about a tenth of a helm
+ * install's CPU on 2 cores, docs/operations.md). A GOMAXPROCS in the operator's environment wins.
+ */
+const HELM_GOMAXPROCS = '1';
+/**
+ * The message catalogue of kubectl's translations, linked into helm: at every start its package init zips and parses
+ * the catalogue of the language in LC_ALL, LC_MESSAGES or LANG, and English (the default, or any language it does not
+ * ship) is the largest (350 KB: a tenth of a helm install's CPU). Its strings are the help texts of `kubectl get`,
+ * which helm never prints, so the smallest catalogue is chosen (4 KB). The locale is not installed on the image: the
+ * post-renderer's bash keeps its C messages.
+ */
+export const HELM_CATALOGUE_LOCALE = 'zh_TW.UTF-8';
+/** Locale variables that would make kubectl's init read a larger catalogue (LC_ALL overrides LC_MESSAGES). */
+const CATALOGUE_VARS: ReadonlySet<string> = new Set(['LC_ALL', 'LC_MESSAGES']);
 /** HELM_* variables an operator may legitimately tune for its helm children. */
 const KEPT_HELM_VARS: ReadonlySet<string> = new Set(['HELM_BURST_LIMIT', 'HELM_QPS']);
 
@@ -41,14 +57,17 @@ export interface HelmRateLimit {
 
 /**
  * The complete environment of a helm child: `base` without undefined entries and without HELM_* variables (except
- * HELM_BURST_LIMIT/HELM_QPS, which win over `rateLimit`), then the operator's own settings. Storage is pinned to Secrets (HELM_DRIVER=secret)
- * because release state is read from Secrets elsewhere; GOGC is HELM_GOGC unless `base` sets GOGC or GOMEMLIMIT.
+ * HELM_BURST_LIMIT/HELM_QPS, which win over `rateLimit`) and LC_ALL/LC_MESSAGES, then the operator's own settings.
+ * Storage is pinned to Secrets (HELM_DRIVER=secret) because release state is read from Secrets elsewhere; GOGC is
+ * HELM_GOGC unless `base` sets GOGC or GOMEMLIMIT, GOMAXPROCS HELM_GOMAXPROCS unless `base` sets it, and LC_MESSAGES
+ * names the smallest of kubectl's catalogues.
  */
 export function helmEnv(input: HelmEnvInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.base)) {
     if (value === undefined) continue;
     if (key.toUpperCase().startsWith(STRIPPED_PREFIX) && !KEPT_HELM_VARS.has(key)) continue;
+    if (CATALOGUE_VARS.has(key)) continue;
     env[key] = value;
   }
   if (input.kubeconfig !== undefined) env.KUBECONFIG = input.kubeconfig;
@@ -60,6 +79,8 @@ export function helmEnv(input: HelmEnvInput): Record<string, string> {
   env.KUBECACHEDIR = input.kubeCacheDir;
   env.NO_COLOR = '1';
   if (env.GOGC === undefined && env.GOMEMLIMIT === undefined) env.GOGC = HELM_GOGC;
+  env.GOMAXPROCS ??= HELM_GOMAXPROCS;
+  env.LC_MESSAGES = HELM_CATALOGUE_LOCALE;
   const limit = input.rateLimit;
   if (limit && env.HELM_QPS === undefined && env.HELM_BURST_LIMIT === undefined) {
     env.HELM_QPS = String(limit.qps);

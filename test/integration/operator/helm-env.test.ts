@@ -1,6 +1,7 @@
 // The Go runtime settings of the operator's helm children, against the real control plane and the real helm: helm
 // runs with GOGC=200 (less CPU on garbage collection for a short-lived process) unless the operator's own
-// environment sets GOGC or GOMEMLIMIT, which then reach helm as they are.
+// environment sets GOGC or GOMEMLIMIT, which then reach helm as they are; GOMAXPROCS=1 unless it is set; and always
+// with the smallest message catalogue (LC_MESSAGES, LC_ALL not passed on).
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,14 +10,22 @@ import { POLL, useOperatorFixture } from '../../support/operator-fixture.js';
 
 /** helm runs as a wrapper that logs each process's subcommand and the two variables, then the real helm. */
 const WRAPPER = `#!/bin/sh
-echo "$1 GOGC=\${GOGC-unset} GOMEMLIMIT=\${GOMEMLIMIT-unset}" >>"$ENV_TEST_LOG"
+echo "$1 GOGC=\${GOGC-unset} GOMEMLIMIT=\${GOMEMLIMIT-unset} GOMAXPROCS=\${GOMAXPROCS-unset} LC_ALL=\${LC_ALL-unset} LC_MESSAGES=\${LC_MESSAGES-unset}" >>"$ENV_TEST_LOG"
 exec "$COUNTING_HELM_REAL" "$@"
 `;
 
 const cases = [
-  ['by default', {}, 'GOGC=200 GOMEMLIMIT=unset'],
-  ['with GOGC=50 in the operator’s environment', { GOGC: '50' }, 'GOGC=50 GOMEMLIMIT=unset'],
-  ['with GOMEMLIMIT=200MiB in the operator’s environment', { GOMEMLIMIT: '200MiB' }, 'GOGC=unset GOMEMLIMIT=200MiB'],
+  ['by default', {}, 'GOGC=200 GOMEMLIMIT=unset GOMAXPROCS=1 LC_ALL=unset LC_MESSAGES=zh_TW.UTF-8'],
+  [
+    'with GOGC=50, GOMAXPROCS=2 and LC_ALL=C.UTF-8 in the operator’s environment',
+    { GOGC: '50', GOMAXPROCS: '2', LC_ALL: 'C.UTF-8' },
+    'GOGC=50 GOMEMLIMIT=unset GOMAXPROCS=2 LC_ALL=unset LC_MESSAGES=zh_TW.UTF-8',
+  ],
+  [
+    'with GOMEMLIMIT=200MiB in the operator’s environment',
+    { GOMEMLIMIT: '200MiB' },
+    'GOGC=unset GOMEMLIMIT=200MiB GOMAXPROCS=1 LC_ALL=unset LC_MESSAGES=zh_TW.UTF-8',
+  ],
 ] as const;
 
 describe.each(cases)('the helm children of the operator %s', (_, env, expected) => {
