@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   TERMINAL: 'a reconcile error that retrying cannot fix',
   VALUES_FROM_INVALID: 'the values-from annotation is malformed (not a list of valid references)',
   VALUES_FROM_UNRESOLVED: 'a values-from reference cannot be read or used (missing, forbidden, no such key, not YAML)',
+  ADOPTION_CHECK_FAILED:
+    "the dry-run upgrade that checks a release this operator did not install failed; the CR is Irreconcilable, as operator-sdk's",
   CHART_UNREADABLE:
     "a watch's chart folder is gone or cannot be read under the running operator; the CR is Irreconcilable, naming it",
   LEADER_ELECTION_LOST: 'the leader lease was not renewed within the renew deadline: the operator stops',

@@ -21,6 +21,7 @@ import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipArgsFor } from '../ownership/context.js';
 import type { OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
+import { AdoptionQueue } from '../reconciler/release/adoption-queue.js';
 import { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseInformers } from '../records/informers.js';
@@ -140,6 +141,9 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       limits.maxConcurrent > 0
         ? new ChartRolloutGate({ ...limits, controller: name, metrics: o.metrics, logger })
         : undefined;
+    // Releases to adopt are checked in the background, as many at once as the workers, which stay free for CRs
+    // with real changes; each checked CR is woken.
+    const adoption = new AdoptionQueue({ concurrency: workers, signal });
     const reconciler = watchReconciler({
       watch,
       resource,
@@ -156,6 +160,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       statusManifest: o.statusManifest,
       metrics: o.metrics,
       chartRollout: rollout,
+      adoption,
       // Uninstall batches take only CRs this replica reconciles: being deleted, and of a shard it holds.
       deletingCrs: (namespace) =>
         informers
@@ -182,6 +187,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       ...(o.metrics ? { metrics: o.metrics.controller(name) } : {}),
     });
     rollout?.onWake((key) => controller.enqueue(key)); // a held CR goes as soon as its turn comes
+    adoption.onWake((key) => controller.enqueue(key)); // its check is done: adopt or upgrade
     const namespaces = resource.namespaced ? o.namespaces : [''];
     for (const namespace of namespaces) {
       const informer = new Informer({

@@ -1,6 +1,6 @@
 // Builds the HelmReconciler of one watches.yaml entry with its real ports: CR access (the informer's copy; writes to
-// the API) and release history (records/reader.ts), the event recorder, drift repair and dependent watches,
-// uninstall-wait cleanup, orphan deletion and the ownership post-renderer's arguments. Called by the manager's
+// the API) and release history (records/reader.ts) with the labelling of an adopted record, the event recorder,
+// drift repair and dependent watches, uninstall-wait cleanup, orphan deletion and the post-renderer's arguments. Called by the manager's
 // controller builder only. Never starts anything: the dependent watcher and the helm client are passed in.
 
 import { chartName } from '../config/chart-dir.js';
@@ -15,14 +15,16 @@ import type { HelmClient } from '../helm/types.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipArgsFor } from '../ownership/context.js';
+import { ownershipRenderer } from '../ownership/renderer.js';
 import { type CrCache, crAccess } from '../reconciler/cr-access.js';
 import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
 import { cleanupRelease } from '../reconciler/deletion/uninstall-wait.js';
 import { referenceReader } from '../reconciler/inputs/values-from.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
+import type { AdoptionQueue } from '../reconciler/release/adoption-queue.js';
 import type { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
-import { releaseReader } from '../records/reader.js';
+import { releaseReader, SECRETS } from '../records/reader.js';
 import type { ReleaseReader } from '../records/types.js';
 import type { Uninstaller } from '../uninstall/uninstaller.js';
 
@@ -58,6 +60,8 @@ export interface WatchReconcilerOptions {
   readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'> | undefined;
   /** The watch's chart rollout gate (operator.ts builds it, and wakes held CRs through the controller). */
   readonly chartRollout?: ChartRolloutGate | undefined;
+  /** The watch's adoption checks (operator.ts builds the queue, and wakes checked CRs through the controller). */
+  readonly adoption?: AdoptionQueue | undefined;
   /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
   readonly postRender: boolean;
   /** Where copies of the chart for helm go (reconciler/inputs/loaded-chart.ts). @default `<tmpdir>/helm-operator-charts` */
@@ -89,6 +93,8 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     dependents,
     references: referenceReader(kube),
     ...(o.postRender ? { postRenderArgs: ownershipArgsFor(chart) } : {}),
+    // The marks the post-renderer would have written, for drift repair of a release adopted without them.
+    ...(o.postRender ? { ownedManifest: ownedManifest(kube, ownershipArgsFor(chart)) } : {}),
     defaultReconcilePeriodMs: o.reconcilePeriodMs,
     periodJitter: Math.random, // ±10 %: CRs created together do not stay in lockstep
     crs: crAccess(kube, o.resource, { cache: o.cache }),
@@ -102,6 +108,12 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     suppressOverrideValues: o.suppressOverrideValues,
     ...(o.statusManifest ? { statusManifest: o.statusManifest } : {}),
     ...(o.chartRollout ? { chartRollout: o.chartRollout } : {}),
+    ...(o.adoption ? { adoption: o.adoption } : {}),
+    // helm's own record name (`sh.helm.release.v1.<release>.v<revision>`); a merge patch keeps its other labels.
+    labelRecord: async (namespace, release, revision, labels, signal) => {
+      const record = `sh.helm.release.v1.${release}.v${revision}`;
+      await kube.patch(SECRETS, namespace, record, { metadata: { labels } }, 'merge', { signal });
+    },
     ...(o.deletingCrs ? { deletingCrs: o.deletingCrs } : {}),
     ...(o.uninstallBatch === undefined ? {} : { uninstallBatch: o.uninstallBatch }),
     ...(o.uninstallLanes === undefined ? {} : { uninstallLanes: o.uninstallLanes }),
@@ -110,4 +122,10 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
     clock: o.clock,
     logger,
   });
+}
+
+/** The ownership post-render step run in-process on a stored manifest, for the CR whose release it is. */
+function ownedManifest(kube: KubeClient, args: (cr: CustomResource) => readonly string[]) {
+  const render = ownershipRenderer(kube);
+  return (cr: CustomResource, manifest: string, signal: AbortSignal) => render({ args: args(cr), manifest }, signal);
 }

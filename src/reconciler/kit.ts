@@ -1,6 +1,6 @@
 // What the reconciles of one watch share, built once from the reconciler's options: the parsed overrideValues, the
 // chart digest memo, the folder handed to helm, the status-manifest memo, what releases put outside their
-// namespaces, and the deletion flow.
+// namespaces, the adoption checks, and the deletion flow.
 // Built by reconciler.ts' constructor; a bad override fails here, at startup, not at the first reconcile.
 
 import { parseOverrides } from '../config/strvals.js';
@@ -9,6 +9,8 @@ import { OutsideObjectMemo } from './deletion/orphans.js';
 import { ChartDigestMemo } from './inputs/chart-digest-memo.js';
 import { LoadedChartMemo } from './inputs/loaded-chart.js';
 import type { HelmReconcilerOptions } from './options.js';
+import { AdoptionQueue } from './release/adoption-queue.js';
+import { OwnedManifestMemo } from './release/owned-manifest.js';
 import { StatusReleaseMemo } from './status/status-manifest.js';
 
 export interface WatchKit extends HelmReconcilerOptions {
@@ -22,13 +24,22 @@ export interface WatchKit extends HelmReconcilerOptions {
   /** What each CR's release put outside its namespace, for a deletion that finds the release record gone. */
   readonly outside: OutsideObjectMemo;
   readonly deletion: ReleaseDeletion;
+  /** What the adoption checks found (the manager's queue, or a private one whose checks all run inline). */
+  readonly adoption: AdoptionQueue;
+  readonly adoptInBackground: boolean;
+  /** The deployed manifest with the ownership marks, for drift repair (an adopted release's lacks them). */
+  readonly owned: OwnedManifestMemo;
 }
 
 export function watchKit(options: HelmReconcilerOptions): WatchKit {
   const statusRelease = new StatusReleaseMemo(options.statusManifest);
   const outside = options.outside ?? new OutsideObjectMemo();
+  const adoption = options.adoption ?? new AdoptionQueue({ signal: new AbortController().signal });
+  const owned = new OwnedManifestMemo(options.ownedManifest);
   const forget = (key: string) => {
     outside.forget(key);
+    adoption.forget(key);
+    owned.forget(key);
     statusRelease.forget(key);
     options.dependents?.forget(key);
   };
@@ -43,5 +54,8 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
     statusRelease,
     outside,
     deletion: new ReleaseDeletion({ ...options, outside, forget }),
+    adoption,
+    adoptInBackground: options.adoption !== undefined,
+    owned,
   };
 }

@@ -10,6 +10,7 @@ import type { Uninstaller } from '../uninstall/uninstaller.js';
 import type { BackoffPolicy } from './classify.js';
 import type { OutsideObjectMemo, OutsideRef } from './deletion/orphans.js';
 import type { ReferenceReader } from './inputs/values-from.js';
+import type { AdoptionQueue } from './release/adoption-queue.js';
 import type { ChartRolloutGate } from './rollout/chart-rollout.js';
 import type { CrAccess, CustomResource, DependentsPort, EventSink, StatusManifestMode } from './types.js';
 
@@ -79,6 +80,27 @@ export interface HelmReconcilerOptions {
    * @default none: every uninstall runs helm
    */
   readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'>;
+  /**
+   * Where the checks of releases to adopt (no fingerprint label: operator-sdk's) run: a queue whose background slots
+   * wake each CR when its check is done (the manager's). @default each check runs inline, in its reconcile
+   */
+  readonly adoption?: AdoptionQueue | undefined;
+  /**
+   * Sets labels on the record (Secret) of one revision of a release, as `helm --labels` would have: an adopted
+   * release gets its fingerprint label without a helm upgrade. @default none: nothing is labelled
+   */
+  readonly labelRecord?: (
+    namespace: string,
+    release: string,
+    revision: number,
+    labels: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ) => Promise<void>;
+  /**
+   * The manifest with the post-renderer's ownership marks, as it would have written them for the CR: given to drift
+   * repair for a deployed manifest stored without them (a release adopted from operator-sdk). @default none
+   */
+  readonly ownedManifest?: ((cr: CustomResource, manifest: string, signal: AbortSignal) => Promise<string>) | undefined;
   /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
   readonly chartRollout?: ChartRolloutGate | undefined;
   /**

@@ -9,6 +9,7 @@ import { periodicRequeue } from './inputs/period.js';
 import { hideSecrets } from './inputs/values-from.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { successReason } from './release/decide.js';
+import type { OwnedManifestMemo } from './release/owned-manifest.js';
 import type { HelmStep } from './release/step.js';
 import { settleRollout } from './rollout/step.js';
 import type { ReconcileRun } from './run.js';
@@ -18,6 +19,7 @@ import type { StatusReleaseMemo } from './status/status-manifest.js';
 export interface SettleDeps extends Pick<HelmReconcilerOptions, 'dependents' | 'periodJitter'> {
   readonly statusRelease: StatusReleaseMemo;
   readonly outside: OutsideObjectMemo;
+  readonly owned: OwnedManifestMemo;
 }
 
 /** `step` is undefined for a release of another chart (left untouched): only the periodic requeue. */
@@ -34,8 +36,10 @@ export async function settle(
   if (!rel) throw new Error(`${key}: no release after reconcile`); // unreachable: install or deployed is set
   const release = d.statusRelease.get(key, rel, inputs.secrets, run.updater.shown.deployedRelease);
   d.outside.remember(key, namespace, rel.version, rel.manifest);
-  // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm).
-  const ready = await d.dependents?.afterDeploy(cr, rel.manifest, step.result !== undefined, { signal, log });
+  // Watches the manifest's kinds; with no helm action this time, puts back what drifted (in-process, no helm), our
+  // ownership marks included (an adopted release's manifest lacks them).
+  const manifest = d.dependents ? await d.owned.get(key, cr, rel.version, rel.manifest, signal) : rel.manifest;
+  const ready = await d.dependents?.afterDeploy(cr, manifest, step.result !== undefined, { signal, log });
   const reason = successReason(step.action, rel.version);
   const notes = hideSecrets(rel.info.notes ?? '', inputs.secrets);
   const status = deployed(run, step.handled, { reason, notes, release, ready });

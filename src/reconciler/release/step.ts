@@ -1,5 +1,6 @@
 // The helm step of a reconcile, as a story: read the release's state (state.ts), mark it in flight, recover a release
-// stuck in pending-*, then install, upgrade (through the chart rollout's gate) or do nothing as decide.ts says. A
+// stuck in pending-*, then install, check a release to adopt (adoption.ts), upgrade (through the chart rollout's
+// gate) or do nothing as decide.ts says. A
 // failure is recorded in the status draft, with the release deployed after its remediation (a rollback is a new
 // revision), and thrown for a retry after the release backoff. Called by reconciler.ts.
 import { errFields } from '../../core/error-fields.js';
@@ -15,13 +16,14 @@ import { forceHandled, withHandled } from '../inputs/requests.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { retryAfterFailure } from '../retry.js';
 import type { RolloutHold } from '../rollout/chart-rollout.js';
-import { throughRollout } from '../rollout/step.js';
+import { chartDriven, throughRollout } from '../rollout/step.js';
 import type { ReconcileRun } from '../run.js';
 import { markFailed } from '../status/draft.js';
 import { withDeployedRelease } from '../status/status.js';
 import type { StatusReleaseMemo } from '../status/status-manifest.js';
 import type { HelmAppStatus, ReleaseAction } from '../types.js';
 import { type ActionContext, summary } from './action.js';
+import { type Adoption, type AdoptionDeps, adoptionStep } from './adoption.js';
 import { decideReleaseAction, failedStepCondition } from './decide.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import { install } from './install.js';
@@ -33,6 +35,7 @@ import { upgrade } from './upgrade.js';
 
 export interface StepDeps
   extends StateDeps,
+    AdoptionDeps,
     Pick<
       HelmReconcilerOptions,
       | 'watch'
@@ -60,7 +63,10 @@ export interface HelmStep {
   readonly handled: HelmAppStatus;
 }
 
-/** The helm step; undefined when the release belongs to another chart (left alone, the CR Irreconcilable). */
+/**
+ * The helm step; undefined when the release belongs to another chart (left alone, the CR Irreconcilable) or waits
+ * for its adoption check (adoption.ts: the CR is woken when it is done).
+ */
 export async function releaseStep(run: ReconcileRun, d: StepDeps, inputs: Inputs): Promise<HelmStep | undefined> {
   const found = await readRelease(run, d);
   if (!found) return undefined;
@@ -68,6 +74,7 @@ export async function releaseStep(run: ReconcileRun, d: StepDeps, inputs: Inputs
   assertNotInFlight(d.inFlight, run.key);
   const force = run.requests.forceAt !== undefined;
   const step = await whileInFlight(d.inFlight, run.key, () => helmStep(ctx, run, d, { ...found, inputs, force }));
+  if ('pending' in step) return undefined;
   const forced = forceHandled(run.requests, step.action);
   if (forced.forceAt) run.log.info({ forceUpgradeAt: forced.forceAt, action: step.action }, 'Force upgrade handled');
   const handled = withHandled(run.base, forced);
@@ -81,6 +88,8 @@ type Outcome =
       readonly state: HistorySummary;
       readonly result?: Release;
       readonly hold?: RolloutHold;
+      /** An adoption check runs in the background: nothing to settle until it wakes the CR. */
+      readonly pending?: true;
     }
   | { readonly action: ReleaseAction; readonly err: unknown };
 
@@ -98,7 +107,13 @@ async function helmStep(
   let action: ReleaseAction = 'none';
   try {
     if (state.latest && isPending(state.latest.info.status)) state = await recoverPending(ctx, state);
-    action = decideReleaseAction({ ...facts, fingerprint: facts.inputs.fingerprint, state });
+    const decision = decideReleaseAction({ ...facts, fingerprint: facts.inputs.fingerprint, state });
+    if (decision === 'check') {
+      const adoption = await checkToAdopt(ctx, run, d, { ...facts, state });
+      if (adoption === 'pending') return { action, state, pending: true };
+      if (adoption !== 'upgrade') return { action, state };
+    }
+    action = decision === 'check' ? 'upgrade' : decision;
     if (action === 'none') return { action, state };
     if (action === 'install' || !state.deployed) {
       const staged = await withLoadedChart(ctx, run, d);
@@ -125,6 +140,24 @@ async function helmStep(
   } catch (err) {
     return { action, err };
   }
+}
+
+/**
+ * The adoption check of an Unadopted release: in the background (bounded, the worker freed) when the CR's values are
+ * those the release was made with, the usual case after a switch from operator-sdk; in this reconcile when they
+ * differ, a real change that must not wait behind the others' checks.
+ */
+function checkToAdopt(
+  ctx: ActionContext,
+  run: ReconcileRun,
+  d: StepDeps,
+  facts: ReleaseRecords & { inputs: Inputs },
+): Promise<Adoption> {
+  const stored = facts.history.find((h) => h.release === facts.state.deployed);
+  if (!stored) throw new Error(`${run.key}: no deployed record to adopt`); // unreachable: Unadopted has one
+  const inline = !chartDriven({ deployed: stored, values: ctx.values, force: false });
+  const { fingerprint, secrets } = facts.inputs;
+  return adoptionStep(ctx, run, d, { deployed: stored, fingerprint, secrets, inline });
 }
 
 function actionContext(run: ReconcileRun, d: StepDeps, inputs: Inputs): ActionContext {
