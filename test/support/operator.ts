@@ -190,6 +190,7 @@ export interface Cr {
   metadata: {
     name: string;
     namespace?: string;
+    uid?: string;
     finalizers?: string[];
     generation?: number;
     resourceVersion?: string;
