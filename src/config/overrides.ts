@@ -1,6 +1,6 @@
-// watches.yaml `overrideValues`: `$VAR` expansion, the merge that lays overrides over a custom resource's spec, and
-// (re-exported) the YAML scalar coercion and the Helm `--set`-style parser. Called by the watches loader and the
-// reconciler. Pure: never reads process.env (the environment is passed in) and never mutates its inputs.
+// watches.yaml `overrideValues`: `$VAR` expansion and the merge that lays overrides over a custom resource's spec
+// (the YAML scalar coercion is yaml-scalar.ts, the Helm `--set`-style parser strvals.ts). Called by the watches
+// loader and the reconciler. Pure: never reads process.env (the environment is passed in) and never mutates its inputs.
 import { ConfigError } from '../core/errors.js';
 import { isPlainObject, own, put } from './values-tree.js';
 

@@ -1,7 +1,7 @@
 // The one exponential backoff formula: attempt n waits base * 2^n ms, capped, optionally jittered ±fraction.
 // Used by the workqueue rate limiter (controller/backoff.ts), the informer's relist delay (cache/informer.ts) and
-// the failed-release retry delay (reconciler/classify.ts); its jitter spreads periodic requeues (reconciler/period.ts).
-// Pure: it never reads the clock or schedules timers.
+// the failed-release retry delay (reconciler/classify.ts); its jitter spreads periodic requeues
+// (reconciler/inputs/period.ts). Pure: it never reads the clock or schedules timers.
 
 export interface BackoffOptions {
   /** The delay of attempt 0, in ms. */

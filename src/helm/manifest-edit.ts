@@ -1,6 +1,6 @@
 // Rewrites the objects of a rendered manifest, as a Helm post-renderer does (ownership/renderer.ts) or to hide a few
-// of them (the Secret redaction of reconciler/status-manifest.ts). Pure and synchronous; never puts manifest text
-// (values, data) in an error; errors thrown by the caller's `fn` pass through.
+// of them (the Secret redaction of reconciler/status/status-manifest.ts). Pure and synchronous; never puts manifest
+// text (values, data) in an error; errors thrown by the caller's `fn` pass through.
 import { documentChunks, leadingComments } from './manifest-chunks.js';
 import { type Mapping, transformDocument } from './manifest-walk.js';
 import { dumpDocument, loadChunk } from './manifest-yaml.js';

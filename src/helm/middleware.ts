@@ -1,7 +1,7 @@
 // helm middleware: one HelmClient made of the real adapter and a list of middlewares, each of which runs around
 // every call (it may add to the parameters it passes on, and observe the result or the error). Each order is
 // written once: the process-wide one in manager/process-helm.ts, the per-reconcile one in
-// reconciler/reconcile-helm.ts. Pure composition; a middleware never swallows a call's error.
+// reconciler/release/reconcile-helm.ts. Pure composition; a middleware never swallows a call's error.
 import type { HelmCallOptions, HelmClient, ReleaseParams } from './types.js';
 
 /** The helm commands a middleware sees: the release commands (`dry-run`: a dry-run upgrade) and `version`. */

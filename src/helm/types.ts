@@ -1,6 +1,6 @@
 // The shapes helm/ hands out: the one Release (from helm's `--output json` and from a decoded release Secret), the
 // helm version, and the client interfaces with their call parameters. Types only; imported by every module of
-// helm/ and re-exported by cli.ts and release.ts, so that no two helm/ modules need to import each other for a type.
+// helm/ and by their callers, so that no two helm/ modules need to import each other for a type.
 
 /** Every status Helm gives a release (`release.Status` in Helm's pkg/release). */
 export type ReleaseStatus =

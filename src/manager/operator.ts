@@ -71,7 +71,7 @@ export interface OperatorOptions {
   readonly shards?: ShardOwnership | undefined;
   /**
    * Chart-driven upgrades per watch: a canary, then at most `maxConcurrent` at once, halted after more than
-   * `maxFailures` failed (reconciler/chart-rollout.ts); `maxConcurrent` 0 turns it off. @default 2 and 0
+   * `maxFailures` failed (reconciler/rollout/chart-rollout.ts); `maxConcurrent` 0 turns it off. @default 2 and 0
    */
   readonly chartRollout?: { readonly maxConcurrent: number; readonly maxFailures: number } | undefined;
   /**

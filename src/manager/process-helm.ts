@@ -1,7 +1,7 @@
 // The operator's process-wide helm client, the one place its middlewares are ordered: the release-record observer
 // (outermost, so that it sees every outcome, and the metrics' own time excludes nothing it does), then the
 // middlewares the CLI gives (the helm metrics), then the real adapter. Built once by manager/operator.ts; every
-// reconcile adds its own middlewares on top (reconciler/reconcile-helm.ts). Pure composition.
+// reconcile adds its own middlewares on top (reconciler/release/reconcile-helm.ts). Pure composition.
 import { chain, type HelmMiddleware } from '../helm/middleware.js';
 import type { HelmClient } from '../helm/types.js';
 import type { CachedReleaseReader } from '../records/cached-reader.js';

@@ -38,7 +38,7 @@ export interface WatchReconcilerOptions {
   readonly name: string;
   readonly kube: KubeClient;
   readonly helm: HelmClient;
-  /** Release history: the operator's cached reader (release-informers.ts). @default a LIST per read */
+  /** Release history: the operator's cached reader (records/informers.ts). @default a LIST per read */
   readonly releases?: ReleaseReader | undefined;
   /** Present when some watch has watchDependentResources; used only if this one has. */
   readonly watcher: DependentWatcher | undefined;

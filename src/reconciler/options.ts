@@ -32,8 +32,8 @@ export interface HelmReconcilerOptions {
   /** The --reconcile-period flag, used when neither the CR annotation nor the watch sets one. */
   readonly defaultReconcilePeriodMs: number;
   /**
-   * Source in [0, 1) that spreads each periodic requeue over the period ±10 % (reconciler/period.ts), so that CRs
-   * created together do not stay in lockstep. @default none: the period is exact
+   * Source in [0, 1) that spreads each periodic requeue over the period ±10 % (reconciler/inputs/period.ts), so that
+   * CRs created together do not stay in lockstep. @default none: the period is exact
    */
   readonly periodJitter?: () => number;
   readonly crs: CrAccess;

@@ -1,5 +1,5 @@
 // The reconciler's view of the world: the custom resource shape it reads, its status, and the narrow ports it
-// needs (CR access, release history, helm). Types only; ports.ts adapts the kube client to them.
+// needs (CR access, release history, helm). Types only; cr-access.ts adapts the kube client to the CR port.
 import type { Logger } from '../core/logger.js';
 import type { Condition } from '../status/conditions.js';
 
@@ -67,8 +67,6 @@ export type ReleaseStateWord =
 
 /** What the helm step of a reconcile does to the release. */
 export type ReleaseAction = 'install' | 'upgrade' | 'none';
-
-/** What a reconcile asks of the work queue when it succeeds (declared once, in the reconcile contract). */
 
 export interface Signal {
   readonly signal: AbortSignal;

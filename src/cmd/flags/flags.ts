@@ -43,7 +43,7 @@ export interface RunOptions extends ShardFlags {
   readonly logEncoder: 'json' | 'console';
   /** The kube client's rate limit (--kube-api-qps/--kube-api-burst); undefined: none, as controller-runtime v0.21. */
   readonly kubeApiRateLimit: KubeRateLimit | undefined;
-  /** --chart-rollout-max-concurrent and --chart-rollout-max-failures (rollout-flags.ts). */
+  /** --chart-rollout-max-concurrent and --chart-rollout-max-failures (rollout.ts). */
   readonly chartRollout: ChartRolloutFlags;
   /** Flags accepted for compatibility whose behaviour arrives later; the CLI warns when they are set. */
   readonly notYet: readonly string[];

@@ -1,6 +1,6 @@
 // `--chart-rollout-max-concurrent` and `--chart-rollout-max-failures` of `helm-operator run`: how a new chart reaches
-// the CRs of a watch (reconciler/chart-rollout.ts). Pure; called by flags.ts; throws ConfigError naming the flag.
-// Never reads process.* itself.
+// the CRs of a watch (reconciler/rollout/chart-rollout.ts). Pure; called by flags.ts; throws ConfigError naming the
+// flag. Never reads process.* itself.
 import { ConfigError } from '../../core/errors.js';
 
 export interface ChartRolloutFlags {

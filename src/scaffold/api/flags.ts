@@ -1,5 +1,5 @@
 // The flags of `helm-operator create api` (operator-sdk's names, defaults and error texts) and the checks on the
-// group, version and kind they produce. Called by api.ts, which re-exports parseCreateApiArgs for the CLI.
+// group, version and kind they produce. Called by api.ts and by the CLI (cmd/tools.ts).
 // Pure: reads nothing from the file system or the environment.
 import { ConfigError } from '../../core/errors.js';
 import { parseScaffoldFlags } from '../flags.js';

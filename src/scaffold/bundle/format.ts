@@ -1,5 +1,5 @@
 // The OLM "registry+v1" bundle format's fixed names (annotation keys, directories, allowed kinds) and the name and
-// version syntaxes it requires, shared by the bundle generator (bundle.ts) and validator (bundle-validate.ts).
+// version syntaxes it requires, shared by the bundle generator (bundle.ts) and validator (validate.ts).
 // Constants and pure predicates only.
 
 export const ANNOTATION = {

@@ -1,4 +1,4 @@
-// The ClusterServiceVersion checks of bundle-validate.ts, after operator-framework/api's CSV and bundle validators:
+// The ClusterServiceVersion checks of validate.ts, after operator-framework/api's CSV and bundle validators:
 // name/version, install strategy, installModes, owned CRDs against the CRD files, alm-examples, service accounts.
 // Pure: takes parsed manifests, returns problem lines naming the file and field.
 import { isRecord } from '../../core/guards.js';

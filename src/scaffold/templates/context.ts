@@ -1,5 +1,5 @@
 // What every scaffold template receives, and the project paths that `init` and `create api` agree on.
-// Imported by the templates and by src/scaffold/init/init.ts (which re-exports PATHS). Data only: no I/O, no logic.
+// Imported by the templates, by src/scaffold/init/init.ts and by create api's modules. Data only: no I/O, no logic.
 
 /** The answers to `helm-operator init`, already validated. */
 export interface ScaffoldContext {
