@@ -10,11 +10,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppsV1Api, type CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { launchOperator } from '../test/support/operator-process.ts';
+import { memMiB } from '../test/support/proc.ts';
+import { until } from '../test/support/until.ts';
 import { type CrWatch, watchCRs } from './cr-watch.ts';
 import { type Fleet, startFleet } from './fleet.ts';
 import {
   actAndWait,
   allDone,
+  benchWait,
   CRS,
   createAndWait,
   deployed,
@@ -30,10 +33,9 @@ import {
   run,
   SEQUENTIAL,
   signal,
-  until,
 } from './kit.ts';
 import { measureDrift } from './phases/drift.ts';
-import { cpuSeconds, memMiB } from './proc.ts';
+import { cpuSeconds } from './proc.ts';
 import { percentile } from './side-by-side.ts';
 
 export interface CompareOptions {
@@ -230,12 +232,16 @@ async function applyAndWait(o: CompareOptions, crs: CrWatch, phase: string, name
 async function settled(pid: number): Promise<void> {
   const t0 = performance.now();
   let last = { t: t0, cpu: cpuOf(pid) };
-  await until('the operator to be quiet', 3000, () => {
-    const now = { t: performance.now(), cpu: cpuOf(pid) };
-    const busy = (now.cpu - last.cpu) / ((now.t - last.t) / 1000);
-    last = now;
-    return busy < 0.05 || now.t - t0 > PERIOD_MS ? true : undefined;
-  });
+  await until(
+    'the operator to be quiet',
+    () => {
+      const now = { t: performance.now(), cpu: cpuOf(pid) };
+      const busy = (now.cpu - last.cpu) / ((now.t - last.t) / 1000);
+      last = now;
+      return busy < 0.05 || now.t - t0 > PERIOD_MS ? true : undefined;
+    },
+    benchWait(3000),
+  );
 }
 
 function table(rounds: readonly [string, RunFigures][], command: string): string {

@@ -3,8 +3,8 @@
 // table's formatting. Imported by operator-bench.ts and the phases in bench/phases/; starts nothing itself.
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CustomObjectsApi } from '@kubernetes/client-node';
+import { type UntilOptions, until } from '../test/support/until.ts';
 import type { CR, CrWatch } from './cr-watch.ts';
 import type { Operator } from './operator-process.ts';
 
@@ -78,18 +78,20 @@ let operatorExit: string | undefined;
 export function noteOperatorExit(how: string): void {
   operatorExit = how;
 }
-/** Calls `probe` every `everyMs` until it returns a value; throws after TIMEOUT_MS or on Ctrl-C. */
-export async function until<T>(what: string, everyMs: number, probe: () => Promise<T | undefined> | T | undefined) {
-  const deadline = performance.now() + TIMEOUT_MS;
-  for (;;) {
-    signal.throwIfAborted();
-    if (operatorExit) throw new Error(`the operator exited (${operatorExit}) while waiting for ${what}`);
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (performance.now() > deadline) throw new Error(`timed out after ${TIMEOUT_MS / 1000}s waiting for ${what}`);
-    await sleep(everyMs, undefined, { signal });
-  }
-}
+/**
+ * How the bench waits with until() (test/support/until.ts): `probe` every `everyMs` until it returns a value (not
+ * undefined); a probe's error ends the wait, as do Ctrl-C, TIMEOUT_MS and the operator's exit (each naming how).
+ */
+export const benchWait = (everyMs: number): UntilOptions => ({
+  timeoutMs: TIMEOUT_MS,
+  everyMs,
+  signal,
+  done: (v) => v !== undefined,
+  probeErrors: 'throw',
+  stopWhen: (what) =>
+    operatorExit ? new Error(`the operator exited (${operatorExit}) while waiting for ${what}`) : undefined,
+  timeoutError: (what) => new Error(`timed out after ${TIMEOUT_MS / 1000}s waiting for ${what}`),
+});
 
 export async function apiserverRssMiB(dir: string): Promise<string> {
   const line = (await run('bash', [TESTENV, 'status', dir])).split('\n').find((l) => l.startsWith('kube-apiserver'));
@@ -192,11 +194,15 @@ export async function actAndWait(
 /** Resolves once no helm process has started for 3 s. */
 export const helmQuiet = (o: Operator, what: string) => {
   let quiet = { n: -1, since: performance.now() };
-  return until(what, 250, () => {
-    const n = o.helmCalls().length;
-    if (n !== quiet.n) quiet = { n, since: performance.now() };
-    return performance.now() - quiet.since >= 3000 ? true : undefined;
-  });
+  return until(
+    what,
+    () => {
+      const n = o.helmCalls().length;
+      if (n !== quiet.n) quiet = { n, since: performance.now() };
+      return performance.now() - quiet.since >= 3000 ? true : undefined;
+    },
+    benchWait(250),
+  );
 };
 
 /** helm_operator_dependent_objects_cached from the operator's /metrics. */

@@ -67,12 +67,14 @@ import { loadavg, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { type LocalPlane, startLocalPlane } from '../test/support/plane.ts';
+import { until } from '../test/support/until.ts';
 import { type Calibration, calibrate } from './calibrate.ts';
 import { compare } from './compare.ts';
 import { watchCRs } from './cr-watch.ts';
 import { type Fleet, opCpu, startFleet } from './fleet.ts';
 import { accept, calibrationText, judge, nearest, readAccepted } from './guard.ts';
 import {
+  benchWait,
   CRS,
   DRIFT,
   env,
@@ -93,7 +95,6 @@ import {
   signal,
   UPGRADE,
   UPGRADE_VALUES,
-  until,
 } from './kit.ts';
 import { bulkCreates } from './phases/bulk.ts';
 import type { BenchContext } from './phases/context.ts';
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
       onExit: noteOperatorExit,
     });
     op = o;
-    const workers = await until('the operator to start its workers', 50, () => o.stats.workers);
+    const workers = await until('the operator to start its workers', () => o.stats.workers, benchWait(50));
 
     const path = `/apis/${GVR.group}/${GVR.version}/namespaces/${NS}/${GVR.plural}`;
     const bulkCrs = await watchCRs({ kc, path, phase: 'bulk', signal });

@@ -1,9 +1,9 @@
 // The real operator for bench/operator-bench.ts, through the one launcher (test/support/operator-process.ts), with
 // the real helm and the image's Node flags, its JSON log followed for the figures: reconciles, helm processes,
 // workers, metrics address, drift stamps, errors. Called once per bench run; never kills anything it did not start.
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type LogRecord, launchOperator } from '../test/support/operator-process.ts';
+import { imageEnv, imageNodeOptions, type LogRecord, launchOperator } from '../test/support/operator-process.ts';
 
 export interface Operator {
   readonly pid: number;
@@ -121,14 +121,4 @@ export function startOperator(o: StartOperatorOptions): Operator {
 function errText(err: unknown): string {
   if (typeof err === 'object' && err !== null && 'message' in err) return String((err as { message: unknown }).message);
   return String(err);
-}
-
-/** The operator image's Node flags: the Dockerfile's `ENV NODE_OPTIONS=` ('' when it sets none). */
-export function imageNodeOptions(root: string): string {
-  return imageEnv(root, 'NODE_OPTIONS');
-}
-
-/** A variable the operator image sets: the Dockerfile's `ENV NAME=value` ('' when it sets none). */
-export function imageEnv(root: string, name: string): string {
-  return new RegExp(`^ENV ${name}=(.+)$`, 'm').exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 }

@@ -1,5 +1,6 @@
-// Process figures from /proc for the benchmarks: CPU seconds (own and waited-for children) and memory of a PID.
-// Called by the phases in bench/phases/ and bench/operator-bench.ts. Reads only; never signals or starts a process.
+// Process figures from /proc for the benchmarks: CPU seconds (own and waited-for children) of a PID or over a window,
+// and the plane's PIDs (a PID's memory is test/support/proc.ts). Called by the phases in bench/phases/ and
+// bench/operator-bench.ts. Reads only; never signals or starts a process.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,12 +13,6 @@ export function cpuSeconds(pid: number | 'self'): { own: number; children: numbe
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { own: (Number(f[11]) + Number(f[12])) / CLK_TCK, children: (Number(f[13]) + Number(f[14])) / CLK_TCK };
-}
-
-/** VmRSS (or another Vm* line) of `pid`, in MiB. */
-export function memMiB(pid: number, field = 'VmRSS'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1] ?? Number.NaN) / 1024;
 }
 
 /** The kube-apiserver's PID, from the testenv work folder `up` printed. */

@@ -1,6 +1,7 @@
 // The bench's report: the operator's figures as a table of rows, and the whole markdown (the machine, the settings,
 // the rows, the side-by-side table with the floors). Pure formatting; called by operator-bench.ts at the end.
 import { availableParallelism, cpus, totalmem } from 'node:os';
+import { imageEnv, imageNodeOptions } from '../test/support/operator-process.ts';
 import type { Calibration } from './calibrate.ts';
 import { opCpu } from './fleet.ts';
 import { calibrationText, type Figure } from './guard.ts';
@@ -24,7 +25,7 @@ import {
   T0,
   tally,
 } from './kit.ts';
-import { imageEnv, imageNodeOptions, type Operator } from './operator-process.ts';
+import type { Operator } from './operator-process.ts';
 import type { bulkCreates } from './phases/bulk.ts';
 import type { bulkDelete } from './phases/delete.ts';
 import type { measureDrift } from './phases/drift.ts';

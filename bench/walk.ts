@@ -1,6 +1,6 @@
 // The modules of src/ that one spec-change upgrade runs through, measured rather than read: the real operator (the
-// one launcher, test/support/operator-process.ts) on a local plane (chaos/kit/plane.ts), V8's precise coverage over the
-// inspector reset once the CR is Deployed, the spec changed, and the coverage read once the CR shows the new
+// one launcher, test/support/operator-process.ts) on a local plane (test/support/plane.ts), V8's precise coverage
+// over the inspector reset once the CR is Deployed, the spec changed, and the coverage read once the CR shows the new
 // revision Deployed. Prints the modules entered, by folder, and their count. Not a test; a few seconds on a warm plane.
 //   node bench/walk.ts                 this checkout's dist/ (npm run build first)
 //   WALK_ROOT=/other/checkout node bench/walk.ts   another checkout's build, on the same plane (to compare)
@@ -9,9 +9,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPlane, until } from '../chaos/kit/plane.ts';
-import { run } from '../chaos/kit/proc.ts';
 import { launchOperator } from '../test/support/operator-process.ts';
+import { startLocalPlane } from '../test/support/plane.ts';
+import { run } from '../test/support/run.ts';
+import { until } from '../test/support/until.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TARGET = resolve(process.env.WALK_ROOT ?? ROOT);
@@ -53,7 +54,7 @@ interface ScriptCoverage {
 /** WALK_DETAIL=manager/ also prints the functions entered in the modules under that folder. */
 const detail = process.env.WALK_DETAIL;
 
-const plane = await startPlane({ root: ROOT, nodes: 0 });
+const plane = await startLocalPlane({ root: ROOT, env: { ...process.env, TESTENV_NODES: '0' } });
 const work = mkdtempSync(join(tmpdir(), 'walk-'));
 const kubectl = (...args: string[]) => run(join(plane.bin, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args], {});
 let stop = async () => {};
@@ -129,5 +130,5 @@ try {
   for (const [folder, names] of folders) console.log(`| ${folder}/ | ${names.join(', ')} |`);
 } finally {
   await stop().catch(() => undefined);
-  await plane.stop();
+  await plane.stop().catch(() => undefined);
 }

@@ -4,8 +4,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { imageEnv, imageNodeOptions } from '../bench/operator-process.ts';
-import { memMiB } from '../bench/proc.ts';
+import { imageEnv, imageNodeOptions } from '../test/support/operator-process.ts';
+import { memMiB } from '../test/support/proc.ts';
+import { until } from '../test/support/until.ts';
 import {
   createNamespace,
   crs,
@@ -16,7 +17,7 @@ import {
   releaseRecords,
 } from './kit/kube.ts';
 import { startOperator } from './kit/operator.ts';
-import { sleep, startPlane, until } from './kit/plane.ts';
+import { sleep, startPlane } from './kit/plane.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NS = 'chaos-soak';

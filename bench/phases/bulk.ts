@@ -1,9 +1,11 @@
 // Phase 2 of the bench: BENCH_CRS CRs created at once: create→Deployed latency of each and the time until all are
 // Deployed, the CPU from the first create until settled, and the RSS once settled. Called by operator-bench.ts.
 
+import { memMiB } from '../../test/support/proc.ts';
+import { until } from '../../test/support/until.ts';
 import { opCpu, opPids } from '../fleet.ts';
-import { apiserverRssMiB, CREATE_CONCURRENCY, CRS, createAndWait, log, NS, PERIOD_MS, until } from '../kit.ts';
-import { cpuWindow, memMiB } from '../proc.ts';
+import { apiserverRssMiB, benchWait, CREATE_CONCURRENCY, CRS, createAndWait, log, NS, PERIOD_MS } from '../kit.ts';
+import { cpuWindow } from '../proc.ts';
 import type { BenchContext } from './context.ts';
 
 export async function bulkCreates(b: BenchContext, workers: number) {
@@ -21,15 +23,19 @@ export async function bulkCreates(b: BenchContext, workers: number) {
     return performance.now() - q.since >= 3000;
   };
   const reconciled = () => names.every((n) => (o.stats.reconciles.get(`${NS}/${n}`) ?? 0) >= 1);
-  await until('the CRs to settle', 250, () => {
-    const helmStill = still(quiet.helm, o.helmCalls().length);
-    const allStill = still(
-      quiet.all,
-      [...o.stats.reconciles.values()].reduce((a, c) => a + c, 0),
-    );
-    const periodOver = performance.now() - allDeployed > PERIOD_MS;
-    return helmStill && ((allStill && reconciled()) || periodOver) ? true : undefined;
-  });
+  await until(
+    'the CRs to settle',
+    () => {
+      const helmStill = still(quiet.helm, o.helmCalls().length);
+      const allStill = still(
+        quiet.all,
+        [...o.stats.reconciles.values()].reduce((a, c) => a + c, 0),
+      );
+      const periodOver = performance.now() - allDeployed > PERIOD_MS;
+      return helmStill && ((allStill && reconciled()) || periodOver) ? true : undefined;
+    },
+    benchWait(250),
+  );
   const settleMs = performance.now() - allDeployed;
   const window = bulkWindow.end().cpu;
   const fleet = opCpu(window);

@@ -2,9 +2,10 @@
 // reconciles, operator CPU), then the operator's and kube-apiserver's RSS and the objects the dependent informers
 // cache. Called by operator-bench.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { memMiB } from '../../test/support/proc.ts';
 import { opCpu, opPids } from '../fleet.ts';
 import { apiserverRssMiB, dependentObjectsCached, IDLE_PERIODS, log, PERIOD, PERIOD_MS, signal } from '../kit.ts';
-import { cpuWindow, memMiB } from '../proc.ts';
+import { cpuWindow } from '../proc.ts';
 import type { BenchContext } from './context.ts';
 
 export async function idleWindow(b: BenchContext) {

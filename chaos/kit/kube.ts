@@ -11,7 +11,7 @@ import {
   setHeaderOptions,
   type V1Secret,
 } from '@kubernetes/client-node';
-import { run } from './proc.ts';
+import { run } from '../../test/support/run.ts';
 
 export const KIND = { group: 'demo.example.com', version: 'v1alpha1', kind: 'Nginx', plural: 'nginxes' } as const;
 

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLocalPlane } from '../../test/support/plane.ts';
-import { run } from './proc.ts';
+import { run } from '../../test/support/run.ts';
+import { until } from '../../test/support/until.ts';
 
 export type Component = 'etcd' | 'kube-apiserver';
 
@@ -34,29 +35,6 @@ const alive = (pid: number) => {
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   const { setTimeout: wait } = await import('node:timers/promises');
   await wait(ms, undefined, signal ? { signal } : {});
-}
-
-/** Polls `check` every `everyMs` until it resolves truthy or `timeoutMs` passes (then throws naming `what`). */
-export async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  o: { readonly timeoutMs: number; readonly everyMs?: number; readonly signal?: AbortSignal },
-): Promise<T> {
-  const deadline = performance.now() + o.timeoutMs;
-  let last: unknown;
-  for (;;) {
-    o.signal?.throwIfAborted();
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > deadline) {
-      throw new Error(`${what}: not within ${o.timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
-    }
-    await sleep(o.everyMs ?? 200, o.signal);
-  }
 }
 
 export async function startPlane(o: { readonly root: string; readonly nodes: number }): Promise<Plane> {

@@ -2,12 +2,15 @@
 // of each third-party library, and `violations()`, which reports upward imports, libraries imported elsewhere,
 // reads of `process` outside the composition root (src/cmd/), import cycles (type-only imports count) and
 // re-exports of our own modules (one import path per name).
-// Used by test/unit/boundaries.test.ts (part of `make test`); reads files, never writes.
+// Also the test tooling's own boundary: `toolingViolations()` reports chaos/ and bench/ importing each other, or any
+// test/ folder but test/support/ (the one kit they share). Used by test/unit/boundaries.test.ts (part of `make test`);
+// reads files, never writes.
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, normalize, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-const SRC = resolve(import.meta.dirname, '../../src');
+const ROOT = resolve(import.meta.dirname, '../..');
+const SRC = join(ROOT, 'src');
 
 /**
  * The layer map, lowest first: a folder of src/ may import its own layer and those below, never above. The
@@ -165,4 +168,34 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 /** A module as the checker sees it, from its path under src/ and its text (for tests of the checker). */
 export function moduleOf(file: string, text: string): Module {
   return { file, text, imports: ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName) };
+}
+
+/** The test tooling folders at the repository's root: neither imports the other; both share test/support/. */
+export const TOOLING: readonly string[] = ['chaos', 'bench'];
+/** The one folder of test/ that the tooling may import: the test kit. */
+const KIT = 'test/support/';
+
+/** The modules of chaos/ and bench/, each named from the repository root (e.g. "chaos/soak.ts"). */
+export function readTooling(root = ROOT): Module[] {
+  return TOOLING.flatMap((dir) =>
+    sourceFiles(join(root, dir)).map((path) => moduleOf(relative(root, path), readFileSync(path, 'utf8'))),
+  );
+}
+
+/** Every import of chaos/ and bench/ that crosses their boundary, one line each (empty: it holds). */
+export function toolingViolations(modules: readonly Module[]): string[] {
+  const out: string[] = [];
+  for (const m of modules) {
+    const from = m.file.slice(0, m.file.indexOf('/'));
+    for (const spec of m.imports.filter((s) => s.startsWith('.'))) {
+      const target = normalize(join(dirname(m.file), spec)).replace(/\.js$/, '.ts');
+      const to = target.slice(0, target.indexOf('/'));
+      if (TOOLING.includes(to) && to !== from) {
+        out.push(`${m.file} imports ${target}: chaos/ and bench/ never import each other (share it through ${KIT})`);
+      } else if (to === 'test' && !target.startsWith(KIT)) {
+        out.push(`${m.file} imports ${target}: ${KIT} is the only kit chaos/ and bench/ import`);
+      }
+    }
+  }
+  return out;
 }

@@ -2,7 +2,8 @@
 // own process group (a kill takes the operator and its helm children at once, as a container kill does), its output
 // written to a file as a container runtime writes a log, and that JSON log followed as typed records. Used by
 // test/support/operator.ts, the image-stages test, chaos/kit/operator.ts and bench/operator-process.ts; never signals a
-// group it did not start.
+// group it did not start. Also the image's environment (the Dockerfile's ENV lines), which bench/ and chaos/soak.ts
+// give the operator they launch.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
@@ -213,4 +214,14 @@ function followFile(path: string, from: number, onLine: (line: string) => void):
       closeSync(fd);
     },
   };
+}
+
+/** The operator image's Node flags: the Dockerfile's `ENV NODE_OPTIONS=` ('' when it sets none). */
+export function imageNodeOptions(root: string): string {
+  return imageEnv(root, 'NODE_OPTIONS');
+}
+
+/** A variable the operator image sets: the Dockerfile's `ENV NAME=value` ('' when it sets none). */
+export function imageEnv(root: string, name: string): string {
+  return new RegExp(`^ENV ${name}=(.+)$`, 'm').exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 }

@@ -1,7 +1,8 @@
 // The architecture's boundaries, checked rather than only written (the map and the checker are in
-// test/support/boundaries.ts; docs/contributing.md's architecture section shows the same map). Part of `make test`.
+// test/support/boundaries.ts; docs/contributing.md's architecture section shows the same map), and the test tooling's:
+// chaos/ and bench/ share test/support/, never each other. Part of `make test`.
 import { describe, expect, it } from 'vitest';
-import { moduleOf as mod, readModules, violations } from '../support/boundaries.js';
+import { moduleOf as mod, readModules, readTooling, toolingViolations, violations } from '../support/boundaries.js';
 
 describe('the boundaries of src/', () => {
   const modules = readModules();
@@ -64,5 +65,37 @@ describe('the boundary check itself', () => {
       mod('helm/b.ts', "import type { A } from './a.js';"),
     ]);
     expect(found).toEqual(['import cycle: helm/a.ts → helm/b.ts → helm/a.ts']);
+  });
+});
+
+describe('the boundary of chaos/ and bench/', () => {
+  const tooling = readTooling();
+
+  it('finds the modules it checks', () => {
+    expect(tooling.filter((m) => m.file.startsWith('chaos/')).length).toBeGreaterThan(10);
+    expect(tooling.filter((m) => m.file.startsWith('bench/')).length).toBeGreaterThan(10);
+  });
+
+  it('holds: neither imports the other, and of test/ only test/support/', () => {
+    expect(toolingViolations(tooling)).toEqual([]);
+  });
+
+  it('fails chaos/ importing bench/ and bench/ importing chaos/, a type-only import too', () => {
+    expect(
+      toolingViolations([
+        mod('chaos/soak.ts', "import { memMiB } from '../bench/proc.ts';"),
+        mod('bench/phases/x.ts', "import type { Plane } from '../../chaos/kit/plane.ts';"),
+        mod('bench/y.ts', "import { until } from '../test/support/until.ts';\nimport { f } from './kit.ts';"),
+      ]),
+    ).toEqual([
+      'chaos/soak.ts imports bench/proc.ts: chaos/ and bench/ never import each other (share it through test/support/)',
+      'bench/phases/x.ts imports chaos/kit/plane.ts: chaos/ and bench/ never import each other (share it through test/support/)',
+    ]);
+  });
+
+  it('fails a folder of test/ other than test/support/', () => {
+    expect(toolingViolations([mod('chaos/x.ts', "import { FakeHelm } from '../test/fakes/helm.js';")])).toEqual([
+      'chaos/x.ts imports test/fakes/helm.ts: test/support/ is the only kit chaos/ and bench/ import',
+    ]);
   });
 });

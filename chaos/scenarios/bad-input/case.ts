@@ -2,9 +2,9 @@
 // and the two shapes most cases share: "this CR gets this condition" and "this annotation is reported and ignored".
 // Used by index.ts and the *-cases.ts tables; never starts an operator itself.
 
+import { until } from '../../../test/support/until.ts';
 import type { Kube } from '../../kit/kube.ts';
 import type { OperatorHandle } from '../../kit/operator.ts';
-import { until } from '../../kit/plane.ts';
 import type { ScenarioContext } from '../../kit/scenario.ts';
 import { eventsOf, type KindRef, NGINX, objects } from './kube.ts';
 

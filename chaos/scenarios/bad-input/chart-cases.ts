@@ -3,8 +3,8 @@
 // release name already taken by another chart (installed by helm directly). A table for index.ts; never changes a
 // release it did not install, nor the canary.
 import { join } from 'node:path';
+import { run } from '../../../test/support/run.ts';
 import { releaseRecords } from '../../kit/kube.ts';
-import { run } from '../../kit/proc.ts';
 import { seconds } from '../../kit/scenario.ts';
 import { type BadCase, type CaseEnv, conditionCase, expectCondition, expectWithin, Missed } from './case.ts';
 import { eventsOf, kindRef, NGINX, objects } from './kube.ts';

@@ -2,8 +2,8 @@
 // chaos/fixtures/bad-helm, for releases named hang-*), its CRD deleted and recreated, a namespace stuck deleting.
 // A table for index.ts; cleans up the stuck namespace's hold, touches nothing else.
 
+import { groupMembers } from '../../../test/support/operator-process.ts';
 import { deployedAtGeneration } from '../../kit/kube.ts';
-import { groupMembers } from '../../kit/proc.ts';
 import { seconds } from '../../kit/scenario.ts';
 import { type BadCase, expectCondition, expectWithin, Missed } from './case.ts';
 import { cell, eventsOf, GROUP, installLooseCrd, kindRef, NGINX, objects, watchExit } from './kube.ts';

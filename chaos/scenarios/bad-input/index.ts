@@ -3,9 +3,9 @@
 // processes that must exit with a clear error. Run by chaos/run.ts; stops every operator it starts, in a finally.
 import { chmodSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '../../../test/support/until.ts';
 import { createNamespace, crs, deployedAtGeneration, installSampleCrd, kubeFor } from '../../kit/kube.ts';
 import { startOperator } from '../../kit/operator.ts';
-import { until } from '../../kit/plane.ts';
 import { type Row, row, type Scenario, type ScenarioContext } from '../../kit/scenario.ts';
 import { type BadCase, type CaseEnv, type CaseResult, runCases } from './case.ts';
 import { CHART_KINDS, chartCases } from './chart-cases.ts';

@@ -4,9 +4,9 @@
 // each process watches only an empty namespace and is stopped in a finally.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '../../../test/support/until.ts';
 import { startOperator } from '../../kit/operator.ts';
 import type { Plane } from '../../kit/plane.ts';
-import { until } from '../../kit/plane.ts';
 import { seconds } from '../../kit/scenario.ts';
 import type { CaseResult } from './case.ts';
 import { cell, watchExit } from './kube.ts';

@@ -4,10 +4,11 @@
 // operator groups it started, and leaves every operator stopped when it returns.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { groupMembers } from '../../../test/support/operator-process.ts';
+import { until } from '../../../test/support/until.ts';
 import { createNamespace, crs, installSampleCrd, KIND, kubeFor } from '../../kit/kube.ts';
 import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
-import { sleep, until } from '../../kit/plane.ts';
-import { groupMembers } from '../../kit/proc.ts';
+import { sleep } from '../../kit/plane.ts';
 import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
 import { brief, converged, inspect, planeHelmProcesses, type Verdict } from './checks.ts';
 import { between, type NginxSpec, nextOp, type Op, pick, pickSeed, plan, randomSpec, seededRandom } from './model.ts';

@@ -4,6 +4,8 @@
 // Called by chaos/run.ts; signals only the groups it started, and stops every replica before it returns.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { groupMembers } from '../../../test/support/operator-process.ts';
+import { until } from '../../../test/support/until.ts';
 import {
   createNamespace,
   crs,
@@ -16,8 +18,6 @@ import {
   releaseRecords,
 } from '../../kit/kube.ts';
 import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
-import { until } from '../../kit/plane.ts';
-import { groupMembers } from '../../kit/proc.ts';
 import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
 import { brief, planeHelmProcesses } from '../kills/checks.ts';
 import { hookCompleter, leaseHolder } from './hooks.ts';

@@ -2,8 +2,9 @@
 // and a TLS-terminating HTTP one): dropped connections, 2 s latency, refused connects, 429s and 500s, a 30 s black
 // hole and a leader cut off for longer than its Lease. Run by chaos/run.ts; every proxy and operator is stopped.
 import { join } from 'node:path';
+import { until } from '../../../test/support/until.ts';
 import { createNamespace, installSampleCrd, type Kube, kubeFor } from '../../kit/kube.ts';
-import { sleep, until } from '../../kit/plane.ts';
+import { sleep } from '../../kit/plane.ts';
 import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
 import { blackHolePart } from './hole.ts';
 import { startHttpFaultProxy } from './http.ts';

@@ -3,9 +3,9 @@
 // spec on the Deployment). Used by index.ts and leader.ts; holds no processes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '../../../test/support/until.ts';
 import { crs, deployedAtGeneration, type Kube } from '../../kit/kube.ts';
 import { type OperatorHandle, startOperator } from '../../kit/operator.ts';
-import { until } from '../../kit/plane.ts';
 import type { ScenarioContext } from '../../kit/scenario.ts';
 
 /** Writes a copy of the plane's kubeconfig whose server is 127.0.0.1:`port` (same CA and client certificate). */

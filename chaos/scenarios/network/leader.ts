@@ -1,9 +1,11 @@
 // The leader part of the network chaos scenario: two replicas with --leader-elect and short Lease timings, the
 // leader through a fault proxy, the standby direct; the leader's proxy is black-holed for longer than the lease.
 // Called by index.ts; stops both replicas and its proxy in every case.
+
+import { until } from '../../../test/support/until.ts';
 import type { Kube } from '../../kit/kube.ts';
 import type { OperatorHandle } from '../../kit/operator.ts';
-import { sleep, until } from '../../kit/plane.ts';
+import { sleep } from '../../kit/plane.ts';
 import { type Row, row, type ScenarioContext, seconds } from '../../kit/scenario.ts';
 import { appliedAt, type Changes, exitState, operatorFor, proxyKubeconfig } from './kit.ts';
 import { startFaultProxy } from './proxy.ts';

@@ -3,6 +3,7 @@
 // storm, and the changes written meanwhile (retried until the API accepts them) must be applied within 30 s.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '../../../test/support/until.ts';
 import {
   createNamespace,
   crs,
@@ -14,7 +15,7 @@ import {
   releaseRecords,
 } from '../../kit/kube.ts';
 import { startOperator } from '../../kit/operator.ts';
-import { type Component, sleep, until } from '../../kit/plane.ts';
+import { type Component, sleep } from '../../kit/plane.ts';
 import { type Row, row, type Scenario, type ScenarioContext, seconds } from '../../kit/scenario.ts';
 import { brief } from '../kills/checks.ts';
 
