@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { releaseRecord } from '../../test/fakes/helm.js';
 import { isPending, lastDeployed, latest, summarize } from './history.js';
 import { RELEASE_STATUSES } from './release.js';
 import type { Release, ReleaseStatus } from './types.js';
 
 function rev(version: number, status: ReleaseStatus): Release {
-  return {
-    name: 'example',
-    namespace: 'default',
-    version,
-    info: { status },
-    chart: { name: 'nginx', version: '0.1.0' },
-    config: {},
-    manifest: '',
-  };
+  return releaseRecord({ name: 'example', namespace: 'default', version, info: { status }, config: {} });
 }
 
 /** `'1:superseded 2:deployed'` → releases, in the given (deliberately unsorted) order. */

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { releaseRecord } from '../../test/fakes/helm.js';
 import type { Release } from '../helm/types.js';
 import { ReleaseCache } from './cache.js';
 
-const release = (version: number, manifest = ''): Release => ({
-  name: 'web',
-  namespace: 'apps',
-  version,
-  info: { status: 'deployed' },
-  chart: { name: 'nginx', version: '0.1.0' },
-  config: {},
-  manifest,
-});
+const release = (version: number, manifest = ''): Release => releaseRecord({ version, config: {}, manifest });
 
 function counting(cache: ReleaseCache) {
   let decodes = 0;
