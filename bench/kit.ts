@@ -1,4 +1,4 @@
-// The bench's kit: its settings (BENCH_* variables, documented in operator-bench.ts), its log and Ctrl-C handling,
+// The bench's kit: its settings (BENCH_* variables, documented in docs/contributing.md), its log and Ctrl-C handling,
 // and the waits every phase uses (a CR watch's events, never polling the API server the operator shares), plus the
 // table's formatting. Imported by operator-bench.ts and the phases in bench/phases/; starts nothing itself.
 import { spawn } from 'node:child_process';
