@@ -17,8 +17,6 @@ import { TokenBucket } from './ratelimit.js';
 import { RestClient } from './rest.js';
 import type { KubeClient } from './types.js';
 
-export type * from './types.js';
-
 export interface CreateKubeClientOptions {
   /** The process environment (KUBECONFIG, KUBERNETES_SERVICE_HOST/PORT, HOME), passed in by cmd/. */
   readonly env: Readonly<Record<string, string | undefined>>;

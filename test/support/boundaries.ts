@@ -97,7 +97,7 @@ export function violations(modules: readonly Module[]): string[] {
       }
     }
     graph.set(m.file, local);
-    if (m.file !== 'index.ts' && /^export (type )?\{[^}]*\} from '\./m.test(m.text)) {
+    if (m.file !== 'index.ts' && /^export (type )?(\{[^}]*\}|\*( as \w+)?) from '\./m.test(m.text)) {
       out.push(`${m.file} re-exports from another module: import each name from its own module (one path per type)`);
     }
     if (!m.file.startsWith(`${ROOT_DIR}/`) && readsProcess(m.file, m.text)) {

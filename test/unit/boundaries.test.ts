@@ -56,6 +56,9 @@ describe('the boundary check itself', () => {
     expect(violations([mod('helm/x.ts', "export type { Y } from './y.js';")])).toEqual([
       'helm/x.ts re-exports from another module: import each name from its own module (one path per type)',
     ]);
+    expect(violations([mod('kube/x.ts', "export type * from './types.js';")])).toEqual([
+      'kube/x.ts re-exports from another module: import each name from its own module (one path per type)',
+    ]);
     expect(violations([mod('config/yaml.ts', "export { parse } from 'yaml';")])).toEqual([]);
   });
 
