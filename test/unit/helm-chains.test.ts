@@ -1,7 +1,7 @@
 // Pins the two helm middleware orders (src/helm/middleware.ts): the process-wide one (manager/process-helm.ts:
-// release records outside the CLI's metrics) and the per-reconcile one (reconciler/reconcile-helm.ts: Secret values
-// hidden outside the CR's timeout and slow-run notice), and that a reconcile's helm call reaches the real adapter
-// with both the secrets and the timeout set, once the process-wide middlewares saw it.
+// release records outside the CLI's metrics) and the per-reconcile one (reconciler/release/reconcile-helm.ts: Secret
+// values hidden outside the CR's timeout and slow-run notice), and that a reconcile's helm call reaches the real
+// adapter with both the secrets and the timeout set, once the process-wide middlewares saw it.
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { processHelm, processMiddlewares } from '../../src/manager/process-helm.js';

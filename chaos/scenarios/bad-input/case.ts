@@ -26,7 +26,7 @@ export interface BadCase {
   readonly bar: string;
   /** Part of the short run (the fastest cases). */
   readonly short?: boolean;
-  /** Kinds of chaos.example.com its CRs need (bad-input.ts watches each with its chart and installs its CRD). */
+  /** Kinds of chaos.example.com its CRs need (index.ts watches each with its chart and installs its CRD). */
   readonly kinds?: readonly string[];
   /** Does the bad thing and waits for the outcome: resolves with what it saw, throws Missed (what it saw) if not. */
   run(e: CaseEnv): Promise<string>;
