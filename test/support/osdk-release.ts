@@ -1,8 +1,7 @@
-// A release as operator-sdk's helm-operator (v1.42) leaves it, made without it: helm 3 installs the chart under the
-// CR's name with the CR's spec as values (operator-sdk links helm 3's library, whichever helm the operator under test
-// uses), then every object gets what its kube client injects (the chart label, and a controller ownerReference to the
-// CR in place of any other), the release Secret a controller ownerReference (appended), and the CR its finalizer and
-// the status operator-sdk writes after an install. Test-only (the adoption test and its measurement); no vitest here.
+// A release as operator-sdk's helm-operator (v1.42) leaves it: helm 3 (its library's) installs the chart under the
+// CR's name with the spec as values, each object gets the chart label and a controller ownerReference (in place of
+// any other), the record an ownerReference, the CR its finalizer and operator-sdk's status. Used by the adoption
+// test; never imports vitest, never puts values on argv.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,7 @@
-// Switching from operator-sdk's helm-operator, against the real control plane and the real helm (3 and 4): releases
-// made as operator-sdk makes them (helm 3, values = spec, its labels and ownerReferences; test/support/osdk-release.ts)
-// are adopted once ours starts: no upgrade, no new revision, every object's uid, generation and field managers as they
-// were, a ReleaseAdopted event and the fingerprint on the record. A spec change then upgrades as usual, and releases
-// whose rendering really differs (values changed, or an older chart) are upgraded at once.
+// Switching from operator-sdk's helm-operator, on the real plane with helm 3 and 4: releases made as operator-sdk
+// makes them (test/support/osdk-release.ts) are adopted: no upgrade, no revision, every object's uid, generation and
+// field managers as they were, a ReleaseAdopted event, the fingerprint on the record. A release plain helm made gets
+// its marks; changed values and an older chart are upgraded at once; a spec change upgrades an adopted one.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
