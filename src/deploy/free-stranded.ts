@@ -4,10 +4,10 @@
 // Called by cmd/tools.ts (runCleanup). Never touches a release that belongs to another chart.
 import type { Watch } from '../config/watches.js';
 import { FINALIZER, LEGACY_FINALIZER } from '../finalizers/finalizers.js';
-import { summarize } from '../helm/history.js';
 import type { HelmClient } from '../helm/types.js';
 import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import { releaseState } from '../reconciler/release/state.js';
 import type { ReleaseReader } from '../records/types.js';
 
 export interface CleanupOptions {
@@ -53,15 +53,15 @@ export async function cleanup(o: CleanupOptions, d: CleanupDeps, signal: AbortSi
     for (const cr of list.items) {
       const ns = cr.metadata.namespace ?? '';
       const name = cr.metadata.name ?? '';
-      const owner = summarize((await d.releases.history(ns, name, { signal })).map((h) => h.release)).latest?.chart
-        .name;
       const chart = o.chartNames[i] ?? '';
+      const named = releaseState({ history: await d.releases.history(ns, name, { signal }), chart });
+      const owner = named.summary.latest?.chart.name;
       items.push({
         res,
         cr,
         chart,
-        uninstall: owner === chart,
-        ...(owner !== undefined && owner !== chart ? { foreign: owner } : {}),
+        uninstall: named.state !== 'Absent' && named.state !== 'Unmanaged',
+        ...(named.state === 'Unmanaged' && owner !== undefined ? { foreign: owner } : {}),
       });
     }
   }

@@ -6,10 +6,10 @@
 
 import { errFields } from '../../core/error-fields.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
-import { summarize } from '../../helm/history.js';
 import type { Release } from '../../helm/types.js';
 import { releaseOptions } from '../inputs/annotations.js';
 import type { HelmReconcilerOptions } from '../options.js';
+import { releaseState } from '../release/state.js';
 import type { RunStart } from '../run.js';
 import { readStatus, uninstalledStatus } from '../status/status.js';
 import { StatusUpdater } from '../status/updater.js';
@@ -122,8 +122,9 @@ export class UninstallBatches {
     for (const cr of candidates) {
       if (members.length >= limit) break;
       const history = await this.#o.releases.history(r.namespace, cr.metadata.name, { signal: r.signal });
-      const newest = summarize(history.map((h) => h.release)).latest;
-      if (newest?.chart.name !== this.#o.chartName || !wants(newest)) continue;
+      const { state, summary } = releaseState({ history, chart: this.#o.chartName });
+      const newest = summary.latest;
+      if (!newest || state === 'Unmanaged' || !wants(newest)) continue;
       members.push({ key: keyOf(cr), cr, newest });
     }
     return members;

@@ -7,7 +7,6 @@
 import type { Outcome } from '../../controller/contract.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { HelmCommandError } from '../../helm/errors.js';
-import { summarize } from '../../helm/history.js';
 import { NotFoundError } from '../../kube/errors.js';
 import type { StoredRelease } from '../../records/types.js';
 import { conditions } from '../../status/condition-catalogue.js';
@@ -15,6 +14,7 @@ import { failureMessage } from '../classify.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { assertNotInFlight, whileInFlight } from '../release/in-flight.js';
 import { reconcileHelm } from '../release/reconcile-helm.js';
+import { releaseState, summaryOf } from '../release/state.js';
 import { retryAfterFailure } from '../retry.js';
 import type { DraftRun, RunStart } from '../run.js';
 import { failedStatus, uninstalledStatus } from '../status/status.js';
@@ -138,8 +138,9 @@ export class ReleaseDeletion {
     const ns = cr.metadata.namespace ?? '';
     const key = `${ns}/${release}`;
     const stored = updater.shown;
-    const owner = summarize(history.map((h) => h.release)).latest?.chart.name;
-    if (owner !== undefined && owner !== this.#o.chartName) {
+    const named = releaseState({ history, chart: this.#o.chartName });
+    if (named.state === 'Unmanaged') {
+      const owner = named.summary.latest?.chart.name;
       const message = `Release ${release} belongs to chart ${JSON.stringify(owner)}; left it installed`;
       log.warn({ release, chart: owner }, 'Release of another chart left alone');
       this.#o.events.event(cr, 'Warning', 'ReleaseConflict', message);
@@ -175,7 +176,7 @@ export class ReleaseDeletion {
    * "release: not found"), undefined when it leaves the release to helm (delete hooks, say).
    */
   async #inProcess(r: DeletionRequest, key: string, history: readonly StoredRelease[]): Promise<boolean | undefined> {
-    const newest = summarize(history.map((h) => h.release)).latest;
+    const newest = summaryOf(history).latest;
     const uninstaller = this.#o.uninstaller;
     const disableHooks = r.annotations.options.uninstallDisableHooks;
     if (!uninstaller || !newest || !uninstaller.takes(newest, disableHooks)) return undefined;

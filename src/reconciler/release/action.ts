@@ -3,12 +3,13 @@
 // helm, and the events they note (UnknownField, ServerSideApplyRefused). Used by install.ts, upgrade.ts, recover.ts
 // and step.ts; never runs helm itself.
 import type { Logger } from '../../core/logger.js';
-import { type HistorySummary, summarize } from '../../helm/history.js';
+import type { HistorySummary } from '../../helm/history.js';
 import { splitManifest } from '../../helm/manifest.js';
 import type { AppliedRelease, HelmClient, Release } from '../../helm/types.js';
 import type { ReleaseReader } from '../../records/types.js';
 import { failureMessage } from '../classify.js';
 import type { ReleaseOptions } from '../inputs/annotations.js';
+import { summaryOf } from './state.js';
 
 export interface ActionContext {
   readonly release: string;
@@ -62,7 +63,7 @@ export function objectNames(manifest: string): string[] {
 
 export async function summary(ctx: ActionContext): Promise<HistorySummary> {
   const history = await ctx.releases.history(ctx.namespace, ctx.release, { signal: ctx.signal });
-  return summarize(history.map((h) => h.release));
+  return summaryOf(history);
 }
 
 /**

@@ -1,63 +1,32 @@
-// Decides what one reconcile does with helm, operator-sdk style but without a dry-run: the release's named state
-// (Flux's names), then one switch from state to action: install when there is no deployed revision, upgrade when the
-// inputs' fingerprint or the latest revision differ from the deployed one or an upgrade is forced, a check (one
-// dry-run, adoption.ts) when the deployed record has no fingerprint, else nothing; and names the condition of each
-// outcome. Pure; called by release/step.ts and settle.ts.
-import type { HistorySummary } from '../../helm/history.js';
-import type { StoredRelease } from '../../records/types.js';
+// Decides what one reconcile does with helm, operator-sdk style but without a dry-run: one switch from the release's
+// named state (state.ts) to an action, and the condition of each outcome. Pure; called by release/step.ts and
+// settle.ts; never names a state itself.
 import { conditions } from '../../status/condition-catalogue.js';
 import { isRenderError } from '../classify.js';
-import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
 import type { FailureCondition } from '../status/status.js';
 import type { ReleaseAction } from '../types.js';
 import { AdoptionCheckError } from './adoption.js';
-
-export interface ReleaseFacts {
-  /** The summary of Helm's records, after any stuck release was recovered. */
-  readonly state: HistorySummary;
-  /** The records as read at the start of the reconcile, with their labels. */
-  readonly history: readonly StoredRelease[];
-  /** The fingerprint label of this reconcile's inputs (see fingerprintLabel). */
-  readonly fingerprint: string;
-  /** A `force-upgrade-at` request is pending: upgrade even when nothing changed (requests.ts). @default false */
-  readonly force?: boolean;
-}
+import { type ReleaseState, releaseState, type StateFacts } from './state.js';
 
 /**
- * The release as a reconcile finds it, named as Flux's helm-controller names its states (a release stuck in
- * pending-* is Locked and recovered before this; one of another chart is Unmanaged and left alone, state.ts):
- * - `Absent`: no record at all;
- * - `Failed`: records, none of them deployed (a failed first install);
- * - `Unadopted`: deployed and the newest revision, but its record has no fingerprint at all: installed by
- *   operator-sdk (or by this operator before it labelled its records), so whether it is in sync is not known;
- * - `OutOfSync`: deployed, but from other inputs (fingerprint), or a failed upgrade recorded on top of it;
- * - `InSync`: deployed from these very inputs.
+ * What to do: a helm action, `check` an Unadopted release first (adoption.ts, as operator-sdk's dry run), `recover`
+ * a Locked one (recover.ts, then name its state again), or `leave` an Unmanaged one untouched (the CR Irreconcilable).
  */
-export type ReleaseState = 'Absent' | 'Failed' | 'Unadopted' | 'OutOfSync' | 'InSync';
-
-export function releaseState({ state, history, fingerprint }: ReleaseFacts): ReleaseState {
-  if (!state.deployed) return state.latest ? 'Failed' : 'Absent';
-  if (state.latest !== state.deployed) return 'OutOfSync';
-  // No record for it in the history read (a release just recovered, whose state was read again): upgraded, as before.
-  const record = history.find((h) => h.release === state.deployed);
-  if (!record) return 'OutOfSync';
-  const label = record.labels[FINGERPRINT_LABEL];
-  if (label === undefined) return 'Unadopted';
-  return label === fingerprint ? 'InSync' : 'OutOfSync';
-}
-
-/** What to do: a helm action, or `check` an Unadopted release first (adoption.ts), as operator-sdk's dry run. */
-export type Decision = ReleaseAction | 'check';
+export type Decision = ReleaseAction | 'check' | 'recover' | 'leave';
 
 /**
- * The one switch from a release state to the decision: a forced upgrade (force-upgrade-at) upgrades InSync too,
- * and an Unadopted release without a check.
+ * The one switch from a release state (state.ts) to the decision: a forced upgrade (force-upgrade-at) upgrades
+ * InSync too, and an Unadopted release without a check.
  */
 export function actionForState(s: ReleaseState, force: boolean): Decision {
   switch (s) {
     case 'Absent':
     case 'Failed':
       return 'install';
+    case 'Unmanaged':
+      return 'leave';
+    case 'Locked':
+      return 'recover';
     case 'OutOfSync':
       return 'upgrade';
     case 'Unadopted':
@@ -67,8 +36,9 @@ export function actionForState(s: ReleaseState, force: boolean): Decision {
   }
 }
 
-export function decideReleaseAction(facts: ReleaseFacts): Decision {
-  return actionForState(releaseState(facts), facts.force ?? false);
+/** `force`: a `force-upgrade-at` request is pending, upgrade even when nothing changed (requests.ts). */
+export function decideReleaseAction(facts: StateFacts & { readonly force?: boolean }): Decision {
+  return actionForState(releaseState(facts).state, facts.force ?? false);
 }
 
 /** The Deployed reason: that of the action taken, or with none, whether the deployed revision is the first. */

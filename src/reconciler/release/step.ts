@@ -1,11 +1,10 @@
-// The helm step of a reconcile, as a story: read the release's state (state.ts), mark it in flight, recover a release
-// stuck in pending-*, then install, check a release to adopt (adoption.ts), upgrade (through the chart rollout's
+// The helm step of a reconcile, as a story: read the release's named state (state.ts), leave one of another chart,
+// mark it in flight, recover a Locked release, then install, check a release to adopt (adoption.ts), upgrade (through the chart rollout's
 // gate) or do nothing as decide.ts says. A
 // failure is recorded in the status draft, with the release deployed after its remediation (a rollback is a new
 // revision), and thrown for a retry after the release backoff. Called by reconciler.ts.
 import { errFields } from '../../core/error-fields.js';
 import type { HistorySummary } from '../../helm/history.js';
-import { isPending } from '../../helm/history.js';
 import type { Release } from '../../helm/types.js';
 import { failureMessage } from '../classify.js';
 import type { ChartDigestMemo } from '../inputs/chart-digest-memo.js';
@@ -18,19 +17,19 @@ import { retryAfterFailure } from '../retry.js';
 import type { RolloutHold } from '../rollout/chart-rollout.js';
 import { chartDriven, throughRollout } from '../rollout/step.js';
 import type { ReconcileRun } from '../run.js';
-import { markFailed } from '../status/draft.js';
+import { markFailed, markIrreconcilable } from '../status/draft.js';
 import { withDeployedRelease } from '../status/status.js';
 import type { StatusReleaseMemo } from '../status/status-manifest.js';
 import type { HelmAppStatus, ReleaseAction } from '../types.js';
 import { type ActionContext, summary } from './action.js';
 import { type Adoption, type AdoptionDeps, adoptionStep } from './adoption.js';
-import { decideReleaseAction, failedStepCondition } from './decide.js';
+import { actionForState, type Decision, failedStepCondition } from './decide.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import { install } from './install.js';
 import { reconcileHelm } from './reconcile-helm.js';
 import { recoverPending } from './recover.js';
 import { actionFailure } from './remediation-error.js';
-import { type ReleaseRecords, readRelease, type StateDeps } from './state.js';
+import { type NamedState, readRelease, releaseState, type StateDeps, unmanagedMessage } from './state.js';
 import { upgrade } from './upgrade.js';
 
 export interface StepDeps
@@ -68,12 +67,15 @@ export interface HelmStep {
  * for its adoption check (adoption.ts: the CR is woken when it is done).
  */
 export async function releaseStep(run: ReconcileRun, d: StepDeps, inputs: Inputs): Promise<HelmStep | undefined> {
-  const found = await readRelease(run, d);
-  if (!found) return undefined;
+  const named = await readRelease(run, d, inputs.fingerprint);
+  const force = run.requests.forceAt !== undefined;
+  if (actionForState(named.state, force) === 'leave') {
+    markIrreconcilable(run, unmanagedMessage(run.name, named, d.chartName));
+    return undefined;
+  }
   const ctx = actionContext(run, d, inputs);
   assertNotInFlight(d.inFlight, run.key);
-  const force = run.requests.forceAt !== undefined;
-  const step = await whileInFlight(d.inFlight, run.key, () => helmStep(ctx, run, d, { ...found, inputs, force }));
+  const step = await whileInFlight(d.inFlight, run.key, () => helmStep(ctx, run, d, { named, inputs, force }));
   if ('pending' in step) return undefined;
   const forced = forceHandled(run.requests, step.action);
   if (forced.forceAt) run.log.info({ forceUpgradeAt: forced.forceAt, action: step.action }, 'Force upgrade handled');
@@ -94,22 +96,29 @@ type Outcome =
   | { readonly action: ReleaseAction; readonly err: unknown };
 
 /**
- * Recovers a release stuck in pending-* (no helm of ours is on it: the caller holds the in-flight mark), then
- * installs, upgrades or does nothing as decideReleaseAction says. Never throws: a failure is returned.
+ * Recovers a Locked release (no helm of ours is on it: the caller holds the in-flight mark) and names its state again,
+ * then installs, upgrades or does nothing as actionForState says. Never throws: a failure is returned.
  */
 async function helmStep(
   ctx: ActionContext,
   run: ReconcileRun,
   d: StepDeps,
-  facts: ReleaseRecords & { inputs: Inputs; force: boolean },
+  facts: { named: NamedState; inputs: Inputs; force: boolean },
 ): Promise<Outcome> {
-  let { state } = facts;
+  let { named } = facts;
   let action: ReleaseAction = 'none';
   try {
-    if (state.latest && isPending(state.latest.info.status)) state = await recoverPending(ctx, state);
-    const decision = decideReleaseAction({ ...facts, fingerprint: facts.inputs.fingerprint, state });
+    let decision: Decision = actionForState(named.state, facts.force);
+    if (decision === 'recover') {
+      const recovered = await recoverPending(ctx, named.summary);
+      const { history } = named;
+      named = releaseState({ history, chart: d.chartName, fingerprint: facts.inputs.fingerprint, recovered });
+      decision = actionForState(named.state, facts.force);
+    }
+    const state = named.summary;
+    if (decision === 'recover' || decision === 'leave') throw new Error(`${run.key}: ${named.state} after recovery`); // unreachable
     if (decision === 'check') {
-      const adoption = await checkToAdopt(ctx, run, d, { ...facts, state });
+      const adoption = await checkToAdopt(ctx, run, d, { named, inputs: facts.inputs });
       if (adoption === 'pending') return { action, state, pending: true };
       if (adoption !== 'upgrade') return { action, state };
     }
@@ -126,7 +135,7 @@ async function helmStep(
     const { deployed } = state;
     const digest = () => d.chartDigest.get({ signal: ctx.signal });
     const rollout = { gate: d.chartRollout, key: run.key, force: facts.force, values: ctx.values, digest };
-    const stored = facts.history.find((h) => h.release === deployed);
+    const stored = named.history.find((h) => h.release === deployed);
     const gated = await throughRollout({ ...rollout, deployed: stored, signal: ctx.signal }, async () => {
       const staged = await withLoadedChart(ctx, run, d);
       overrideEvents(run, d);
@@ -151,9 +160,9 @@ function checkToAdopt(
   ctx: ActionContext,
   run: ReconcileRun,
   d: StepDeps,
-  facts: ReleaseRecords & { inputs: Inputs },
+  facts: { named: NamedState; inputs: Inputs },
 ): Promise<Adoption> {
-  const stored = facts.history.find((h) => h.release === facts.state.deployed);
+  const stored = facts.named.history.find((h) => h.release === facts.named.summary.deployed);
   if (!stored) throw new Error(`${run.key}: no deployed record to adopt`); // unreachable: Unadopted has one
   const inline = !chartDriven({ deployed: stored, values: ctx.values, force: false });
   const { fingerprint, secrets } = facts.inputs;
