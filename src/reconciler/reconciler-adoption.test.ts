@@ -3,7 +3,7 @@
 // ReleaseAdopted event, Deployed as operator-sdk shows it), upgraded when it differs, Irreconcilable when the check
 // fails; checked in the background when the values are the release's, inline when they changed.
 import { describe, expect, it, vi } from 'vitest';
-import { helmCommandError, helmWithHistory } from '../../test/fakes/helm.js';
+import { helmCommandError, helmWithHistory, releaseRecord } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import type { Release } from '../helm/types.js';
 import { FINGERPRINT_LABEL } from './inputs/fingerprint.js';
@@ -23,15 +23,8 @@ function world({
 } = {}) {
   const store = new CrStore(nginxCr({ replicaCount: 1 }, { uid: 'uid-1', annotations }));
   const { helm, history } = helmWithHistory({ manifestOf: () => MANIFEST });
-  const release: Release = {
-    name: 'web',
-    namespace: 'apps',
-    version,
-    info: { status: 'deployed', notes: 'nginx web is deployed' },
-    chart: { name: 'nginx', version: '0.1.0' },
-    config,
-    manifest: MANIFEST,
-  };
+  const info = { status: 'deployed' as const, notes: 'nginx web is deployed' };
+  const release = releaseRecord({ version, info, config, manifest: MANIFEST });
   history.revisions.push({ release, labels: {} });
   const labelled: unknown[][] = [];
   const events: string[] = [];

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type HelmCall, type HelmCommand, helmCommandError, helmWithHistory } from '../../test/fakes/helm.js';
+import {
+  type HelmCall,
+  type HelmCommand,
+  helmCommandError,
+  helmWithHistory,
+  releaseRecord,
+} from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../core/errors.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
@@ -263,15 +269,7 @@ const helmError = (command: string, stderr: string) => helmCommandError(command,
 
 /** A deployed release named like the CR, but of chart "redis". */
 const otherChartRelease = (): StoredRelease => ({
-  release: {
-    name: 'web',
-    namespace: 'apps',
-    version: 1,
-    info: { status: 'deployed' },
-    chart: { name: 'redis', version: '1' },
-    config: {},
-    manifest: '',
-  },
+  release: releaseRecord({ chart: { name: 'redis', version: '1' }, config: {} }),
   labels: {},
 });
 

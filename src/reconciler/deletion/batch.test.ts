@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeHelm, helmCommandError } from '../../../test/fakes/helm.js';
+import { FakeHelm, helmCommandError, releaseRecord } from '../../../test/fakes/helm.js';
 import { CrShelf, nginxCr, reconcilerOptions } from '../../../test/fakes/reconciler.js';
 import { FINALIZER } from '../../finalizers/finalizers.js';
 import type { Release, UninstallParams } from '../../helm/types.js';
@@ -23,8 +23,7 @@ const deleting = (name: string, at = '00:05', extra: Partial<CustomResource['met
 function records(names: readonly string[], foreign: readonly string[] = []) {
   const stored = new Map<string, StoredRelease[]>();
   const add = (name: string, chart: string) => {
-    const release = { name, namespace: 'apps', version: 1, info: { status: 'deployed' as const }, manifest: '' };
-    stored.set(name, [{ release: { ...release, chart: { name: chart, version: '0.1.0' } }, labels: {} }]);
+    stored.set(name, [{ release: releaseRecord({ name, chart: { name: chart, version: '0.1.0' } }), labels: {} }]);
   };
   for (const n of names) add(n, 'nginx');
   for (const n of foreign) add(n, 'other');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { helmCommandError } from '../../../test/fakes/helm.js';
+import { helmCommandError, releaseRecord } from '../../../test/fakes/helm.js';
 import { silentLogger } from '../../core/logger.js';
 import type { HelmClient } from '../../helm/types.js';
 import type { StoredRelease } from '../../records/types.js';
@@ -11,15 +11,8 @@ import { upgrade } from './upgrade.js';
 
 type Release = StoredRelease['release'];
 
-const rev = (version: number, status: Release['info']['status']): Release => ({
-  name: 'web',
-  namespace: 'apps',
-  version,
-  info: { status },
-  chart: { name: 'nginx', version: '0.1.0' },
-  config: {},
-  manifest: '',
-});
+const rev = (version: number, status: Release['info']['status']): Release =>
+  releaseRecord({ version, info: { status }, config: {} });
 
 const helmError = (command: string, stderr: string) => helmCommandError(command, stderr);
 

@@ -1,6 +1,6 @@
 // UnknownField events: the unknown fields helm reported after an install or upgrade, one Warning per object.
 import { describe, expect, it } from 'vitest';
-import { FakeHelm } from '../../../test/fakes/helm.js';
+import { FakeHelm, releaseRecord } from '../../../test/fakes/helm.js';
 import { silentLogger } from '../../core/logger.js';
 import type { AppliedRelease } from '../../helm/types.js';
 import { releaseOptions } from '../inputs/annotations.js';
@@ -9,12 +9,7 @@ import { install } from './install.js';
 import { upgrade } from './upgrade.js';
 
 const applied = (version: number, unknownFields?: AppliedRelease['unknownFields']): AppliedRelease => ({
-  name: 'web',
-  namespace: 'apps',
-  version,
-  info: { status: 'deployed' },
-  chart: { name: 'nginx', version: '0.1.0' },
-  manifest: '',
+  ...releaseRecord({ version }),
   ...(unknownFields === undefined ? {} : { unknownFields }),
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { releaseRecord } from '../../../test/fakes/helm.js';
 import { silentLogger } from '../../core/logger.js';
-import type { Release } from '../../helm/types.js';
 import type { StoredRelease } from '../../records/types.js';
 import type { HelmAppStatus } from '../types.js';
 import { ChartRolloutGate } from './chart-rollout.js';
@@ -9,15 +9,8 @@ import { CHART_ROLLOUT, chartDriven, throughRollout, withRolloutHold } from './s
 const DIGEST = 'sha256:2222222222222222222222222222222222222222';
 
 function stored(config: Record<string, unknown> | undefined): StoredRelease {
-  const release: Release = {
-    name: 'web',
-    namespace: 'ns',
-    version: 2,
-    info: { status: 'deployed' },
-    chart: { name: 'rollout', version: '0.1.0' },
-    ...(config ? { config } : {}),
-    manifest: '',
-  };
+  const chart = { name: 'rollout', version: '0.1.0' };
+  const release = releaseRecord({ namespace: 'ns', version: 2, chart, ...(config ? { config } : {}) });
   return { release, labels: {} };
 }
 

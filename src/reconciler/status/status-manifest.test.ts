@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { releaseRecord } from '../../../test/fakes/helm.js';
 import type { Release } from '../../helm/types.js';
 import {
   isManifestMarker,
@@ -221,15 +222,14 @@ describe('storedBytes', () => {
 
 describe('manifestToWaitFor', () => {
   const rel = (version: number, status: string, manifest: string) => ({
-    release: {
+    release: releaseRecord({
       name: 'demo',
-      namespace: 'apps',
       version,
-      info: { status },
+      info: { status } as Release['info'],
       chart: { name: 'demo', version: '0.1.0' },
       config: {},
       manifest,
-    } as Release,
+    }),
   });
   const marker = statusRelease(release('x'.repeat(100)), 'full', 10).manifest;
 
