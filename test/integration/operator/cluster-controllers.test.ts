@@ -110,9 +110,12 @@ describe.skipIf(nodes === 0).each(Object.entries(helms))(
       // (It may also come back after this check: the file's cleanup deletes it then.)
       f.onFinalCleanup(() => kube.rbac.deleteClusterRole({ name: aggregate }).catch(() => undefined));
       const left = await clusterRole(aggregate);
+      // Not the chart's object (it had an aggregationRule), and written by no one but the controller: a clean-clone
+      // `make test` once read such a re-created aggregate with no managedFields at all, so none is also accepted.
       if (left) {
         expect(left.aggregationRule).toBeUndefined();
-        expect(left.metadata?.managedFields?.map((m) => m.manager)).toEqual(['clusterrole-aggregation-controller']);
+        const managers = new Set((left.metadata?.managedFields ?? []).map((m) => m.manager));
+        expect([...managers].filter((m) => m !== 'clusterrole-aggregation-controller')).toEqual([]);
       }
       await expect.poll(async () => ruleKeys((await clusterRole('view'))?.rules), POLL).not.toContain(widgets);
     });
