@@ -21,7 +21,7 @@ import { createHelmHomes, type HelmRateLimit, userHelmEnv } from './env.js';
 import { HelmCommandError, type HelmCommandFailure, HelmNotFoundError } from './errors.js';
 import { parseHelmVersion, parseRelease, tail, uninstalledLines, uninstallProgress } from './output.js';
 import { ProcessFailure, runProcess } from './process.js';
-import { redact, redactArgs, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
+import { redact, redactArgs, scrubbedCause, secretsOf, urlSecrets, VALUES_PLACEHOLDER } from './redact.js';
 import { DEFAULT_HELM_TIMEOUT_MS, HELM_TIMEOUT_MARGIN_MS } from './timeout.js';
 import type { HelmCallOptions, HelmCli, HelmValues, HelmVersion, PostRenderer, ReleaseParams } from './types.js';
 import { versionFlags } from './version-flags.js';
@@ -286,18 +286,4 @@ export function createHelmCli(options: HelmCliOptions): HelmCli {
 function checkInt(name: string, value: number, min: number): number {
   if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(`helm ${name} must be an integer >= ${min}`);
   return value;
-}
-
-/**
- * The process failure as a `cause` that cannot leak values into logs: stdout (the rendered manifest) is dropped,
- * stderr is the scrubbed tail, and argv shows `<values>` instead of the file path.
- */
-function scrubbedCause(err: ProcessFailure, scrubText: (text: string) => string, stderr: string): ProcessFailure {
-  const short = scrubText(err.message);
-  const message = stderr === '' ? short : `${short}\n\n${stderr}`;
-  return new ProcessFailure(
-    message,
-    { ...err, stdout: '', stderr },
-    err.cause === undefined ? {} : { cause: err.cause },
-  );
 }

@@ -2,7 +2,9 @@
 // under keys that name secret material (passwords, tokens, API keys…) and PEM private keys; whole values only, never
 // a piece of a longer word or name, so "context canceled" survives a value "text" and an object "web-podinfo"
 // survives a value "podinfo"; never the names of the chart, release, namespace, CR or rendered objects; also the
-// values file path and repository passwords on argv. Called by the helm CLI adapter (cli.ts). Pure; never logs and never returns a value it hides.
+// values file path and repository passwords on argv; and a failed process made a cause safe to log. Called by the helm
+// CLI adapter (cli.ts). Pure; never logs and never returns a value it hides.
+import { ProcessFailure } from './process.js';
 
 /** What the values file path is replaced with wherever argv is shown (errors, logs, metrics hooks). */
 export const VALUES_PLACEHOLDER = '<values>';
@@ -139,4 +141,22 @@ export function urlSecrets(args: readonly string[]): string[] {
     if (match?.[1] !== undefined && match[1].length > 0) out.push(match[1]);
   }
   return out;
+}
+
+/**
+ * The process failure as a `cause` that cannot leak values into logs: stdout (the rendered manifest) is dropped,
+ * stderr is the scrubbed tail, and argv shows `<values>` instead of the file path.
+ */
+export function scrubbedCause(
+  err: ProcessFailure,
+  scrubText: (text: string) => string,
+  stderr: string,
+): ProcessFailure {
+  const short = scrubText(err.message);
+  const message = stderr === '' ? short : `${short}\n\n${stderr}`;
+  return new ProcessFailure(
+    message,
+    { ...err, stdout: '', stderr },
+    err.cause === undefined ? {} : { cause: err.cause },
+  );
 }
