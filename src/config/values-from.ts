@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../core/codes.js';
 import { OperatorError } from '../core/errors.js';
 import { isRecord } from '../core/guards.js';
+import type { ApiResource } from '../kube/types.js';
 import { parseStringInto, StrvalsError } from './strvals.js';
 import type { OverrideTree } from './values-tree.js';
 import { parseDocument } from './yaml.js';
@@ -14,6 +15,12 @@ export const VALUES_FROM_ANNOTATION = 'helm.sdk.operatorframework.io/values-from
 export const DEFAULT_VALUES_KEY = 'values.yaml';
 
 export type ReferenceKind = 'ConfigMap' | 'Secret';
+
+/** The API resource of each kind a values-from reference names (the reader's GETs, the reference watch). */
+export const REFERENCE_RESOURCES: Readonly<Record<ReferenceKind, ApiResource>> = {
+  ConfigMap: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
+  Secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
+};
 
 /** One reference, with Flux's defaults filled in. */
 export interface ValuesReference {

@@ -7,7 +7,7 @@ import { FINALIZER, LEGACY_FINALIZER } from '../finalizers/finalizers.js';
 import type { HelmClient } from '../helm/types.js';
 import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import { releaseState } from '../reconciler/release/state.js';
+import { releaseState } from '../records/release-state.js';
 import type { ReleaseReader } from '../records/types.js';
 
 export interface CleanupOptions {

@@ -1,5 +1,5 @@
 // Reads a Helm release manifest (multi-document YAML with `# Source:` comments): the identity of each object it names
-// (reconciler/deletion/uninstall-wait.ts, orphans, rbac), the resource policy that makes uninstall keep one, and
+// (uninstall/uninstall-wait.ts, ownership/orphans.ts, rbac), the resource policy that makes uninstall keep one, and
 // every object in full as Helm reads it (drift repair, deploy). Pure and synchronous; never puts manifest text
 // (values, data) in an error. Rewriting a manifest is manifest-edit.ts (its callers import it from there).
 import { documentChunks, sourceOf } from './manifest-chunks.js';

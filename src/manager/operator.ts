@@ -1,10 +1,12 @@
 // Builds and runs the operator's controllers from validated options: one controller per watches.yaml entry, each
 // fed by one informer per watched namespace (crEventHandler), reconciling through HelmReconciler, plus the
 // dependent watcher. Called by the manager (manager.ts) once it may lead; never reads process.* or exits.
+import { AdoptionQueue } from '../adoption/queue.js';
 import { Informer } from '../cache/informer.js';
 import { InformerSet } from '../cache/informer-set.js';
 import { keyOf } from '../cache/store.js';
 import { transformingClient } from '../cache/strip.js';
+import { ChartRolloutGate } from '../chart-rollout/gate.js';
 import { chartName } from '../config/chart-dir.js';
 import type { Watch } from '../config/watches.js';
 import { Controller } from '../controller/controller.js';
@@ -20,9 +22,7 @@ import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipArgsFor } from '../ownership/context.js';
-import type { OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
-import { AdoptionQueue } from '../reconciler/release/adoption-queue.js';
-import { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
+import type { OutsideObjectMemo } from '../ownership/orphans.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseInformers } from '../records/informers.js';
 import { ValuesFromWatch } from '../references/values-from-watch.js';
@@ -71,7 +71,7 @@ export interface OperatorOptions {
   readonly shards?: ShardOwnership | undefined;
   /**
    * Chart-driven upgrades per watch: a canary, then at most `maxConcurrent` at once, halted after more than
-   * `maxFailures` failed (reconciler/rollout/chart-rollout.ts); `maxConcurrent` 0 turns it off. @default 2 and 0
+   * `maxFailures` failed (chart-rollout/gate.ts); `maxConcurrent` 0 turns it off. @default 2 and 0
    */
   readonly chartRollout?: { readonly maxConcurrent: number; readonly maxFailures: number } | undefined;
   /**

@@ -3,10 +3,13 @@
 // drift repair and dependent watches, uninstall-wait cleanup, orphan deletion and the post-renderer's arguments. Called by the manager's
 // controller builder only. Never starts anything: the dependent watcher and the helm client are passed in.
 
+import type { AdoptionQueue } from '../adoption/queue.js';
+import type { ChartRolloutGate } from '../chart-rollout/gate.js';
 import { chartName } from '../config/chart-dir.js';
 import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { type CrCache, crAccess } from '../crs/access.js';
 import { dependentsPort } from '../dependents/port.js';
 import type { DependentWatcher } from '../dependents/watcher.js';
 import { DriftRepairer } from '../drift/repair.js';
@@ -15,17 +18,14 @@ import type { HelmClient } from '../helm/types.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import type { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipArgsFor } from '../ownership/context.js';
+import { deleteOrphans, type OutsideObjectMemo } from '../ownership/orphans.js';
 import { ownershipRenderer } from '../ownership/renderer.js';
-import { type CrCache, crAccess } from '../reconciler/cr-access.js';
-import { deleteOrphans, type OutsideObjectMemo } from '../reconciler/deletion/orphans.js';
-import { cleanupRelease } from '../reconciler/deletion/uninstall-wait.js';
-import { referenceReader } from '../reconciler/inputs/values-from.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
-import type { AdoptionQueue } from '../reconciler/release/adoption-queue.js';
-import type { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseReader, SECRETS } from '../records/reader.js';
 import type { ReleaseReader } from '../records/types.js';
+import { referenceReader } from '../references/reference-reader.js';
+import { cleanupRelease } from '../uninstall/uninstall-wait.js';
 import type { Uninstaller } from '../uninstall/uninstaller.js';
 
 export interface WatchReconcilerOptions {

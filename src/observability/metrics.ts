@@ -263,7 +263,7 @@ export class OperatorMetrics {
     this.#driftCorrections.inc({ controller, kind, action });
   }
 
-  /** Sets helm_operator_chart_rollout_{pending,upgraded,failed}{controller} (chart-rollout.ts' counts). */
+  /** Sets helm_operator_chart_rollout_{pending,upgraded,failed}{controller} (chart-rollout/gate.ts' counts). */
   chartRollout(controller: string, counts: { pending: number; upgraded: number; failed: number }): void {
     this.#rollout.pending.set({ controller }, counts.pending);
     this.#rollout.upgraded.set({ controller }, counts.upgraded);

@@ -3,15 +3,16 @@
 // namespaces, the adoption checks, and the deletion flow.
 // Built by reconciler.ts' constructor; a bad override fails here, at startup, not at the first reconcile.
 
+import { AdoptionQueue } from '../adoption/queue.js';
 import { parseOverrides } from '../config/strvals.js';
+import { OutsideObjectMemo } from '../ownership/orphans.js';
 import { ReleaseDeletion } from './deletion/deletion.js';
-import { OutsideObjectMemo } from './deletion/orphans.js';
 import { ChartDigestMemo } from './inputs/chart-digest-memo.js';
 import { LoadedChartMemo } from './inputs/loaded-chart.js';
 import type { HelmReconcilerOptions } from './options.js';
-import { AdoptionQueue } from './release/adoption-queue.js';
 import { OwnedManifestMemo } from './release/owned-manifest.js';
 import { StatusReleaseMemo } from './status/status-manifest.js';
+import type { AdoptionChecks, OutsideObjects } from './types.js';
 
 export interface WatchKit extends HelmReconcilerOptions {
   readonly overrides: Record<string, unknown>;
@@ -22,10 +23,10 @@ export interface WatchKit extends HelmReconcilerOptions {
   /** status.deployedRelease per CR, built once per revision (redaction and the cap scan the whole manifest). */
   readonly statusRelease: StatusReleaseMemo;
   /** What each CR's release put outside its namespace, for a deletion that finds the release record gone. */
-  readonly outside: OutsideObjectMemo;
+  readonly outside: OutsideObjects;
   readonly deletion: ReleaseDeletion;
   /** What the adoption checks found (the manager's queue, or a private one whose checks all run inline). */
-  readonly adoption: AdoptionQueue;
+  readonly adoption: AdoptionChecks;
   readonly adoptInBackground: boolean;
   /** The deployed manifest with the ownership marks, for drift repair (an adopted release's lacks them). */
   readonly owned: OwnedManifestMemo;

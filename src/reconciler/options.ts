@@ -8,22 +8,19 @@ import type { HelmClient } from '../helm/types.js';
 import type { ReleaseReader } from '../records/types.js';
 import type { Uninstaller } from '../uninstall/uninstaller.js';
 import type { BackoffPolicy } from './classify.js';
-import type { OutsideObjectMemo, OutsideRef } from './deletion/orphans.js';
-import type { ReferenceReader } from './inputs/values-from.js';
-import type { AdoptionQueue } from './release/adoption-queue.js';
-import type { ChartRolloutGate } from './rollout/chart-rollout.js';
-import type { CrAccess, CustomResource, DependentsPort, EventSink, StatusManifestMode } from './types.js';
-
-/** Removes the objects of an uninstalled release that still exist; returns those not gone yet. */
-export type Cleanup = (manifest: string, namespace: string, signal: AbortSignal) => Promise<{ remaining: unknown[] }>;
-
-/** Deletes what a release left outside its namespace when its record is gone (see orphans.ts); returns those deleted. */
-export type DeleteOrphans = (
-  refs: readonly OutsideRef[],
-  release: string,
-  namespace: string,
-  signal: AbortSignal,
-) => Promise<readonly OutsideRef[]>;
+import type {
+  AdoptionChecks,
+  ChartRollout,
+  Cleanup,
+  CrAccess,
+  CustomResource,
+  DeleteOrphans,
+  DependentsPort,
+  EventSink,
+  OutsideObjects,
+  ReferenceReader,
+  StatusManifestMode,
+} from './types.js';
 
 export interface HelmReconcilerOptions {
   readonly watch: Watch;
@@ -56,8 +53,8 @@ export interface HelmReconcilerOptions {
    */
   readonly postRenderArgs?: (cr: CustomResource) => readonly string[];
   /** What releases put outside their namespaces, shared with the post-renderer's hook. @default a private one */
-  readonly outside?: OutsideObjectMemo;
-  /** Deletes what a release left outside its namespace when its record is gone (see orphans.ts). @default none */
+  readonly outside?: OutsideObjects;
+  /** Deletes what a release left outside its namespace when its record is gone (ownership/orphans.ts). @default none */
   readonly orphans?: DeleteOrphans;
   /** Dependent watches and drift repair for deployed releases. @default none */
   readonly dependents?: DependentsPort;
@@ -68,7 +65,7 @@ export interface HelmReconcilerOptions {
    * a deletion pass's helm process may uninstall their releases too (deletion/batch.ts). @default none: one each
    */
   readonly deletingCrs?: (namespace: string) => readonly CustomResource[];
-  /** Releases one `helm uninstall` process takes at most (1: one each). @default 50 (DEFAULT_UNINSTALL_BATCH) */
+  /** Releases one `helm uninstall` process takes at most (1: one each). @default 50 */
   readonly uninstallBatch?: number;
   /**
    * The controller's workers: a batch takes its worker's share of the releases being deleted (deletion/batch.ts), so
@@ -84,7 +81,7 @@ export interface HelmReconcilerOptions {
    * Where the checks of releases to adopt (no fingerprint label: operator-sdk's) run: a queue whose background slots
    * wake each CR when its check is done (the manager's). @default each check runs inline, in its reconcile
    */
-  readonly adoption?: AdoptionQueue | undefined;
+  readonly adoption?: AdoptionChecks | undefined;
   /**
    * Sets labels on the record (Secret) of one revision of a release, as `helm --labels` would have: an adopted
    * release gets its fingerprint label without a helm upgrade. @default none: nothing is labelled
@@ -102,7 +99,7 @@ export interface HelmReconcilerOptions {
    */
   readonly ownedManifest?: ((cr: CustomResource, manifest: string, signal: AbortSignal) => Promise<string>) | undefined;
   /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
-  readonly chartRollout?: ChartRolloutGate | undefined;
+  readonly chartRollout?: ChartRollout | undefined;
   /**
    * Where the copies of a chart go that leave out the declared dependencies helm's library does not load
    * (inputs/loaded-chart.ts). @default `<tmpdir>/helm-operator-charts`

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, NGINX_CHART, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import type { InstallParams } from '../helm/types.js';
-import { FINGERPRINT_LABEL } from './inputs/fingerprint.js';
+import { FINGERPRINT_LABEL } from '../records/release-state.js';
 import { HelmReconciler } from './reconciler.js';
 
 /** A reconciler of a copy of the sample chart, which the test can take away. */

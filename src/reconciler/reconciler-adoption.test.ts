@@ -5,10 +5,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { helmCommandError, helmWithHistory, releaseRecord } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
+import { AdoptionQueue } from '../adoption/queue.js';
 import type { Release } from '../helm/types.js';
-import { FINGERPRINT_LABEL } from './inputs/fingerprint.js';
+import { FINGERPRINT_LABEL } from '../records/release-state.js';
 import { HelmReconciler } from './reconciler.js';
-import { AdoptionQueue } from './release/adoption-queue.js';
 import type { HelmAppStatus } from './types.js';
 
 const MANIFEST =

@@ -4,10 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, NGINX_CHART as chart, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
+import { ChartRolloutGate } from '../chart-rollout/gate.js';
 import { silentLogger } from '../core/logger.js';
-import { chartDigest, FINGERPRINT_LABEL } from './inputs/fingerprint.js';
+import { FINGERPRINT_LABEL } from '../records/release-state.js';
+import { chartDigest } from './inputs/fingerprint.js';
 import { HelmReconciler } from './reconciler.js';
-import { ChartRolloutGate } from './rollout/chart-rollout.js';
 import type { HelmAppStatus } from './types.js';
 
 const signal = new AbortController().signal;

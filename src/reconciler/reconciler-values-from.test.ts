@@ -8,9 +8,8 @@ import { helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError, TerminalError } from '../core/errors.js';
 import type { InstallParams, UpgradeParams } from '../helm/types.js';
-import type { ReferencedObject, ReferenceReader } from './inputs/values-from.js';
 import { HelmReconciler } from './reconciler.js';
-import type { HelmAppStatus } from './types.js';
+import type { HelmAppStatus, ReferencedObject, ReferenceReader } from './types.js';
 
 const ANNOTATION = 'helm.sdk.operatorframework.io/values-from';
 const PASSWORD = 'pw-7f3a-unique';

@@ -10,8 +10,8 @@ import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler
 import { RetryLaterError } from '../core/errors.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import type { InstallParams, UpgradeParams } from '../helm/types.js';
+import { FINGERPRINT_LABEL } from '../records/release-state.js';
 import type { StoredRelease } from '../records/types.js';
-import { FINGERPRINT_LABEL } from './inputs/fingerprint.js';
 import { HelmReconciler } from './reconciler.js';
 import type { CustomResource, DependentsPort, HelmAppStatus, ReadyState } from './types.js';
 

@@ -2,9 +2,7 @@
 // signal, its annotations parsed once, and (after the finalizer) the status draft. Types only; inputs/read.ts builds
 // both stages and the phases of reconciler.ts consume them. Never holds anything that outlives one reconcile.
 import type { Logger } from '../core/logger.js';
-import type { ReleaseOptions } from './inputs/annotations.js';
-import type { StatusUpdater } from './status/updater.js';
-import type { CustomResource, HelmAppStatus } from './types.js';
+import type { CustomResource, HelmAppStatus, ReleaseOptions, StatusDraft } from './types.js';
 
 /** The CR's annotations as this reconcile reads them (each parsed once; an invalid one already warned). */
 export interface CrAnnotations {
@@ -38,7 +36,7 @@ export interface DraftRun extends RunStart {
   /** The CR as the updater holds it. */
   readonly cr: CustomResource;
   /** The status draft: what the phases set is written once, at the end (status first, then the finalizer). */
-  readonly updater: StatusUpdater;
+  readonly updater: StatusDraft;
   readonly now: () => number;
   /** An Event on the CR (never with values in the message). */
   readonly note: (type: 'Normal' | 'Warning', reason: string, message: string) => void;

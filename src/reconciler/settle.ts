@@ -3,7 +3,6 @@
 // Deployed status with Ready and any chart-rollout hold, and say when to come back. Called by reconciler.ts.
 
 import type { Outcome } from '../controller/contract.js';
-import type { OutsideObjectMemo } from './deletion/orphans.js';
 import type { Inputs } from './inputs/inputs.js';
 import { periodicRequeue } from './inputs/period.js';
 import { hideSecrets } from './inputs/values-from.js';
@@ -15,10 +14,11 @@ import { settleRollout } from './rollout/step.js';
 import type { ReconcileRun } from './run.js';
 import { deployed } from './status/draft.js';
 import type { StatusReleaseMemo } from './status/status-manifest.js';
+import type { OutsideObjects } from './types.js';
 
 export interface SettleDeps extends Pick<HelmReconcilerOptions, 'dependents' | 'periodJitter'> {
   readonly statusRelease: StatusReleaseMemo;
-  readonly outside: OutsideObjectMemo;
+  readonly outside: OutsideObjects;
   readonly owned: OwnedManifestMemo;
 }
 

@@ -1,6 +1,11 @@
-// The reconciler's view of the world: the custom resource shape it reads, its status, and the narrow ports it
-// needs (CR access, release history, helm). Types only; cr-access.ts adapts the kube client to the CR port.
+// The reconciler's view of the world: the custom resource shape it reads, its status, and every port it is built
+// with (CR access, events, dependents, references, the outside objects, adoption checks, the chart rollout, cleanup).
+// Types only, part of the reconciler's face; the adapters live below it (crs/access.ts, references/, ownership/...).
+import type { Verdict } from '../adoption/queue.js';
+import type { Admission } from '../chart-rollout/gate.js';
+import type { ReferenceKind } from '../config/values-from.js';
 import type { Logger } from '../core/logger.js';
+import type { OutsideRef } from '../ownership/orphans.js';
 import type { Condition } from '../status/conditions.js';
 
 export interface CustomResource {
@@ -118,4 +123,97 @@ export interface ReadyState {
   readonly status: 'True' | 'False' | 'Unknown';
   readonly reason: string;
   readonly message: string;
+}
+
+/** A CR's release options from its annotations (each parsed once per reconcile; inputs/annotations.ts reads them). */
+export interface ReleaseOptions {
+  readonly upgradeForce: boolean;
+  readonly rollbackForce: boolean;
+  readonly uninstallWait: boolean;
+  readonly installDisableHooks: boolean;
+  readonly upgradeDisableHooks: boolean;
+  readonly uninstallDisableHooks: boolean;
+  /** helm's `--timeout` for every helm run of this CR (annotation, else the watch's, else 5m). */
+  readonly helmTimeoutMs: number;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * One reconcile's status draft (status/updater.ts): what the phases set is written once, at `apply()`, the status
+ * first, then the finalizer removal, each only when something changed.
+ */
+export interface StatusDraft {
+  /** The CR as last read or written. */
+  readonly cr: CustomResource;
+  /** What the CR's status shows now: the operator's part of it as read, or as last applied. */
+  readonly shown: HelmAppStatus;
+  /** Adds our finalizer when it is missing, at once (before the first helm action). */
+  addFinalizer(signal: AbortSignal): Promise<void>;
+  /** The status to write at the next apply() (replaces any status set before). */
+  setStatus(status: HelmAppStatus): void;
+  /** Writes `change(shown)` at once (progress while helm runs), unless it equals what is shown. */
+  writeNow(change: (shown: HelmAppStatus) => HelmAppStatus, signal: AbortSignal): Promise<void>;
+  /** Lays `change` over every status apply() writes from now on, whichever phase set it. */
+  amend(change: (status: HelmAppStatus) => HelmAppStatus): void;
+  /** Runs `fn` once the next apply() has succeeded. */
+  afterApply(fn: () => void): void;
+  /** Removes our finalizers at the next apply(), after the status. */
+  removeFinalizers(): void;
+  /** Writes what is pending (status, then the finalizer removal), then runs the afterApply() callbacks. */
+  apply(signal: AbortSignal): Promise<void>;
+}
+
+/** A referenced ConfigMap or Secret; only its `data` is read. */
+export interface ReferencedObject {
+  readonly data?: unknown;
+}
+
+/** Reads the objects values-from references name (references/reference-reader.ts). */
+export interface ReferenceReader {
+  /** The object, or undefined when there is none; other failures are thrown (a kube/errors.ts error). */
+  get(kind: ReferenceKind, namespace: string, name: string, opts: Signal): Promise<ReferencedObject | undefined>;
+}
+
+/** What each CR's release put outside its namespace (ownership/orphans.ts' OutsideObjectMemo). */
+export interface OutsideObjects {
+  /** Records the deployed revision's outside objects. */
+  remember(key: string, crNamespace: string, revision: number, manifest: string): void;
+  /** What is known for the CR ("ns/name"); undefined: nothing. */
+  get(key: string): readonly OutsideRef[] | undefined;
+  forget(key: string): void;
+}
+
+/** Removes the objects of an uninstalled release that still exist; returns those not gone yet (uninstall-wait). */
+export type Cleanup = (manifest: string, namespace: string, signal: AbortSignal) => Promise<{ remaining: unknown[] }>;
+
+/** Deletes what a release left outside its namespace when its record is gone; returns those deleted. */
+export type DeleteOrphans = (
+  refs: readonly OutsideRef[],
+  release: string,
+  namespace: string,
+  signal: AbortSignal,
+) => Promise<readonly OutsideRef[]>;
+
+/**
+ * The adoption checks of one watch (adoption/queue.ts), keyed by CR and `<revision>/<fingerprint>`: what a check
+ * found, whether the release was adopted, and the checks waiting or running in the background.
+ */
+export interface AdoptionChecks {
+  verdict(key: string, ident: string): Verdict | undefined;
+  adopted(key: string, ident: string): boolean;
+  record(key: string, ident: string, verdict: Verdict): void;
+  markAdopted(key: string, ident: string): void;
+  pending(key: string, ident: string): boolean;
+  schedule(key: string, ident: string, check: (signal: AbortSignal) => Promise<Verdict>): void;
+  forget(key: string): void;
+}
+
+/** The chart rollout of one watch (chart-rollout/gate.ts): chart-driven upgrades go canary first, then a few at once. */
+export interface ChartRollout {
+  /** Asks to run the chart-driven upgrade of CR `key` to the chart `digest`. */
+  admit(key: string, digest: string): Admission;
+  /** The CR's upgrade was not chart-driven, or it needs none: it is not held. */
+  pass(key: string): void;
+  /** The CR is gone: drop it from the counts. */
+  forget(key: string): void;
 }

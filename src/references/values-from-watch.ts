@@ -7,12 +7,11 @@ import { Informer } from '../cache/informer.js';
 import type { InformerHandler } from '../cache/informer-contract.js';
 import { keyOf } from '../cache/store.js';
 import type { ListWatch } from '../cache/strip.js';
-import { type ReferenceKind, VALUES_FROM_ANNOTATION } from '../config/values-from.js';
+import { REFERENCE_RESOURCES, type ReferenceKind, VALUES_FROM_ANNOTATION } from '../config/values-from.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject, WatchEvent } from '../kube/types.js';
-import { REFERENCE_RESOURCES } from '../reconciler/inputs/values-from.js';
 import { ReferenceIndex, type Scope, type ScopeChanges } from './reference-index.js';
 
 export interface ValuesFromWatchOptions {

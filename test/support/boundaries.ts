@@ -1,7 +1,8 @@
 // The architecture's boundaries as data and a checker: the layer map of src/ (lowest first), the one home module
 // of each third-party library, and `violations()`, which reports upward imports, libraries imported elsewhere,
-// reads of `process` outside the composition root (src/cmd/), import cycles (type-only imports count) and
-// re-exports of our own modules (one import path per name).
+// reads of `process` outside the composition root (src/cmd/), import cycles (type-only imports count),
+// re-exports of our own modules (one import path per name), code outside reconciler/ entering it by any door but its
+// face, and the shared root files of reconciler/ importing a room.
 // Also the test tooling's own boundary: `toolingViolations()` reports chaos/ and bench/ importing each other, or any
 // test/ folder but test/support/ (the one kit they share). Used by test/unit/boundaries.test.ts (part of `make test`);
 // reads files, never writes.
@@ -19,9 +20,22 @@ const SRC = join(ROOT, 'src');
 export const LAYERS: readonly (readonly string[])[] = [
   ['', 'core', 'status', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)
   ['kube', 'helm', 'config'],
-  ['cache', 'records', 'uninstall', 'events', 'leader', 'drift', 'ownership', 'readiness', 'server', 'controller'],
+  [
+    'cache',
+    'records',
+    'uninstall',
+    'events',
+    'leader',
+    'drift',
+    'ownership',
+    'readiness',
+    'server',
+    'controller',
+    'adoption',
+    'chart-rollout',
+  ],
   ['observability', 'reconciler'],
-  ['dependents', 'references'],
+  ['dependents', 'references', 'crs'],
   ['deploy', 'scaffold'],
   ['manager'],
   ['cmd'],
@@ -32,8 +46,10 @@ export const LAYERS: readonly (readonly string[])[] = [
  * room. So the rooms meet through the run context and shared types, never through each other's upper floors.
  */
 export const ROOMS: readonly string[] = ['status', 'inputs', 'rollout', 'release', 'deletion'];
-/** The files directly in reconciler/ that any room may import. */
+/** The files directly in reconciler/ that any room may import; they import no room themselves. */
 export const SHARED_ROOT: readonly string[] = ['types.ts', 'run.ts', 'options.ts', 'classify.ts', 'retry.ts'];
+/** The reconciler's face: the only files of reconciler/ that code outside it may import. */
+export const FACE: readonly string[] = ['reconciler.ts', 'options.ts', 'types.ts'];
 /** The one module allowed to import each third-party library. */
 export const LIBRARY_HOMES: Readonly<Record<string, string>> = {
   'prom-client': 'observability/metrics.ts',
@@ -86,7 +102,7 @@ export function violations(modules: readonly Module[]): string[] {
         const [from, to] = [layerOf(m.file), layerOf(target)];
         if (from < 0) out.push(`${m.file}: its folder is in no layer of the map`);
         else if (to > from) out.push(`${m.file} imports ${target}, a higher layer`);
-        const room = roomBreach(m.file, target);
+        const room = roomBreach(m.file, target) ?? doorBreach(m.file, target);
         if (room) out.push(room);
       } else if (spec === 'node:process' || spec === 'process') {
         if (!m.file.startsWith(`${ROOT_DIR}/`)) out.push(`${m.file} imports ${spec}: only src/${ROOT_DIR}/ may`);
@@ -125,6 +141,22 @@ function roomBreach(file: string, target: string): string | undefined {
   const [a, b] = [ROOMS.indexOf(from), ROOMS.indexOf(to)];
   if (a < 0) return `${file}: reconciler/${from}/ is in no room of the map`;
   return b > a ? `${file} imports ${target}, a higher room` : undefined;
+}
+
+/**
+ * Where code outside reconciler/ imports a file of it other than its face, or a shared root file of reconciler/
+ * imports a room (undefined: allowed). So the rooms stay private, and the floor they stand on depends on none of them.
+ */
+function doorBreach(file: string, target: string): string | undefined {
+  const inside = (f: string) => f.startsWith('reconciler/');
+  if (!inside(file) && inside(target) && !FACE.includes(target.slice('reconciler/'.length))) {
+    return `${file} imports ${target}: code outside reconciler/ imports only its face (${FACE.join(', ')})`;
+  }
+  const name = file.slice('reconciler/'.length);
+  if (inside(file) && SHARED_ROOT.includes(name) && inside(target) && target.split('/').length > 2) {
+    return `${file} imports ${target}: the shared root files of reconciler/ import no room`;
+  }
+  return undefined;
 }
 
 /** Whether code (not comments or strings) uses the `process` global. */

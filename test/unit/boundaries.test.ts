@@ -12,7 +12,7 @@ describe('the boundaries of src/', () => {
     expect(modules.some((m) => m.file === 'cmd/cli.ts')).toBe(true);
   });
 
-  it('hold: one home per library, process only in the composition root, no upward import, no cycle', () => {
+  it('hold: one home per library, process only in the composition root, no upward import, no cycle, one face', () => {
     expect(violations(modules)).toEqual([]);
   });
 });
@@ -33,8 +33,8 @@ describe('the boundary check itself', () => {
   });
 
   it('fails an import of a higher layer, a type-only one too', () => {
-    expect(violations([mod('helm/x.ts', "import type { Y } from '../reconciler/y.js';")])).toEqual([
-      'helm/x.ts imports reconciler/y.ts, a higher layer',
+    expect(violations([mod('helm/x.ts', "import type { Y } from '../reconciler/types.js';")])).toEqual([
+      'helm/x.ts imports reconciler/types.ts, a higher layer',
     ]);
   });
 
@@ -50,6 +50,28 @@ describe('the boundary check itself', () => {
         mod('reconciler/deletion/x.ts', "import type { R } from '../run.js';\nimport { s } from '../status/s.js';"),
       ]),
     ).toEqual([]);
+  });
+
+  it('fails code outside reconciler/ that imports a file of it other than its face, a type-only import too', () => {
+    expect(
+      violations([
+        mod('manager/x.ts', "import type { G } from '../reconciler/rollout/step.js';"),
+        mod('manager/y.ts', "import { k } from '../reconciler/kit.js';"),
+      ]),
+    ).toEqual([
+      'manager/x.ts imports reconciler/rollout/step.ts: code outside reconciler/ imports only its face (reconciler.ts, options.ts, types.ts)',
+      'manager/y.ts imports reconciler/kit.ts: code outside reconciler/ imports only its face (reconciler.ts, options.ts, types.ts)',
+    ]);
+    const face =
+      "import { HelmReconciler } from '../reconciler/reconciler.js';\nimport type { O } from '../reconciler/options.js';";
+    expect(violations([mod('manager/z.ts', `${face}\nimport type { C } from '../reconciler/types.js';`)])).toEqual([]);
+  });
+
+  it('fails a shared root file of reconciler/ that imports a room, and lets a phase import one', () => {
+    expect(violations([mod('reconciler/run.ts', "import type { S } from './status/updater.js';")])).toEqual([
+      'reconciler/run.ts imports reconciler/status/updater.ts: the shared root files of reconciler/ import no room',
+    ]);
+    expect(violations([mod('reconciler/settle.ts', "import { d } from './status/draft.js';")])).toEqual([]);
   });
 
   it('fails a re-export of one of our modules, but not a library home re-exporting its library', () => {

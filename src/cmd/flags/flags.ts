@@ -5,12 +5,15 @@ import { parseDuration } from '../../config/duration.js';
 import { ConfigError } from '../../core/errors.js';
 import type { KubeRateLimit } from '../../kube/client.js';
 import type { LogLevel } from '../../observability/logger.js';
-import { DEFAULT_UNINSTALL_BATCH } from '../../reconciler/deletion/batch.js';
-import { STATUS_MANIFEST_MODES } from '../../reconciler/status/status-manifest.js';
 import type { StatusManifestMode } from '../../reconciler/types.js';
 import { kubeApiRateLimit } from './kube-api.js';
 import { type ChartRolloutFlags, parseChartRolloutFlags } from './rollout.js';
 import { parseShardFlags, type ShardFlags } from './shard.js';
+
+/** --max-uninstall-batch's default: releases one `helm uninstall` process takes at most. */
+export const DEFAULT_UNINSTALL_BATCH = 50;
+/** The values --status-manifest takes. */
+export const STATUS_MANIFEST_MODES: readonly StatusManifestMode[] = ['full', 'redacted', 'none'];
 
 export interface RunOptions extends ShardFlags {
   readonly watchesFile: string;

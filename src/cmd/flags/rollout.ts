@@ -1,5 +1,5 @@
 // `--chart-rollout-max-concurrent` and `--chart-rollout-max-failures` of `helm-operator run`: how a new chart reaches
-// the CRs of a watch (reconciler/rollout/chart-rollout.ts). Pure; called by flags.ts; throws ConfigError naming the
+// the CRs of a watch (chart-rollout/gate.ts). Pure; called by flags.ts; throws ConfigError naming the
 // flag. Never reads process.* itself.
 import { ConfigError } from '../../core/errors.js';
 

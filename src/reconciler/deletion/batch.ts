@@ -7,9 +7,9 @@
 import { errFields } from '../../core/error-fields.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import type { Release } from '../../helm/types.js';
+import { releaseState } from '../../records/release-state.js';
 import { releaseOptions } from '../inputs/annotations.js';
 import type { HelmReconcilerOptions } from '../options.js';
-import { releaseState } from '../release/state.js';
 import type { RunStart } from '../run.js';
 import { readStatus, uninstalledStatus } from '../status/status.js';
 import { StatusUpdater } from '../status/updater.js';

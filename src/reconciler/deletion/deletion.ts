@@ -8,22 +8,22 @@ import type { Outcome } from '../../controller/contract.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { HelmCommandError } from '../../helm/errors.js';
 import { NotFoundError } from '../../kube/errors.js';
+import { outsideObjectsOrNone } from '../../ownership/orphans.js';
+import { releaseState, summaryOf } from '../../records/release-state.js';
 import type { StoredRelease } from '../../records/types.js';
 import { conditions } from '../../status/condition-catalogue.js';
 import { failureMessage } from '../classify.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { assertNotInFlight, whileInFlight } from '../release/in-flight.js';
 import { reconcileHelm } from '../release/reconcile-helm.js';
-import { releaseState, summaryOf } from '../release/state.js';
 import { retryAfterFailure } from '../retry.js';
 import type { DraftRun, RunStart } from '../run.js';
 import { failedStatus, uninstalledStatus } from '../status/status.js';
 import { manifestToWaitFor } from '../status/status-manifest.js';
 import { StatusUpdater } from '../status/updater.js';
-import type { HelmAppStatus } from '../types.js';
+import type { HelmAppStatus, OutsideObjects } from '../types.js';
 import { CLAIMED_REQUEUE_MS, UninstallBatches } from './batch.js';
 import { type InProcessResult, uninstallInProcess } from './in-process.js';
-import { type OutsideObjectMemo, outsideObjectsOrNone } from './orphans.js';
 
 /** helm uninstall's words when the release has no records (any more). */
 const RELEASE_NOT_FOUND = /release: not found/;
@@ -51,7 +51,7 @@ export interface ReleaseDeletionOptions
     | 'uninstaller'
   > {
   /** What each CR's release put outside its namespace, remembered by the reconciler while it was deployed. */
-  readonly outside: OutsideObjectMemo;
+  readonly outside: OutsideObjects;
   /** Called with "ns/name" once the finalizer is gone: drops what the reconciler remembers of the CR. */
   readonly forget: (key: string) => void;
 }

@@ -3,6 +3,7 @@
 // reconciler. An invalid value never throws: it falls back and reports a warning that names the annotation, so it
 // can never block deletion.
 import { DEFAULT_HELM_TIMEOUT_MS } from '../../helm/timeout.js';
+import type { ReleaseOptions } from '../types.js';
 import { ANNOTATIONS, type AnnotationEntry, readAnnotation } from './annotation-catalogue.js';
 
 export const RECONCILE_PERIOD = ANNOTATIONS.reconcilePeriod.name;
@@ -49,18 +50,6 @@ export function helmTimeout(
 }
 
 /** Everything the annotations ask of helm for one CR, with a warning per invalid annotation. */
-export interface ReleaseOptions {
-  readonly upgradeForce: boolean;
-  readonly rollbackForce: boolean;
-  readonly uninstallWait: boolean;
-  readonly installDisableHooks: boolean;
-  readonly upgradeDisableHooks: boolean;
-  readonly uninstallDisableHooks: boolean;
-  /** helm's `--timeout` for every helm run of this CR (annotation, else the watch's, else 5m). */
-  readonly helmTimeoutMs: number;
-  readonly warnings: readonly string[];
-}
-
 export interface ReleaseDefaults {
   /** The watch's helmTimeout. @default DEFAULT_HELM_TIMEOUT_MS (helm's own 5m) */
   readonly helmTimeoutMs?: number | undefined;

@@ -45,9 +45,6 @@ export function releaseFingerprint({ chartDigest: digest, values, options }: Fin
 /** Version of what the post-renderer does to objects: a change re-renders every release once. */
 export const OWNERSHIP_RENDER = 'ownership/v1';
 
-/** Label on Helm's release record holding the fingerprint of the inputs that produced it. */
-export const FINGERPRINT_LABEL = 'helm.sdk.operatorframework.io/fingerprint';
-
 /** A label value (at most 63 characters of [a-z0-9]) from a `sha256:<hex>` fingerprint. */
 export function fingerprintLabel(fingerprint: string): string {
   return fingerprint.replace(/^sha256:/, '').slice(0, 63);

@@ -10,8 +10,9 @@ import { chain } from '../../helm/middleware.js';
 import type { HelmClient, InstallParams } from '../../helm/types.js';
 import { ForbiddenError } from '../../kube/errors.js';
 import type { KubeObject } from '../../kube/types.js';
+import { referenceReader } from '../../references/reference-reader.js';
 import type { CustomResource } from '../types.js';
-import { chartValues, hideSecrets, referenceReader, secretsHidden, valuesFromFailure } from './values-from.js';
+import { chartValues, hideSecrets, secretsHidden, valuesFromFailure } from './values-from.js';
 
 const ANNOTATION = 'helm.sdk.operatorframework.io/values-from';
 const signal = new AbortController().signal;

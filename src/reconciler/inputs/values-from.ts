@@ -1,11 +1,12 @@
 // A CR's chart values with its values-from annotation: GETs each referenced ConfigMap and Secret in the CR's namespace
 // (fresh on every reconcile: the manager's reference watch only triggers reconciles, it caches no data), merges
 // references, then spec, then overrides (later wins, key by key), hands helm the strings read from Secrets to hide,
-// and says which referenced keys the spec shadows (key paths only). Called by inputs/inputs.ts (the manager wires
-// referenceReader). Never logs, keeps or shows anything it read.
+// and says which referenced keys the spec shadows (key paths only). Called by inputs/inputs.ts; reads through the
+// reconciler's ReferenceReader port (types.ts). Never logs, keeps or shows anything it read.
 import { deepMerge } from '../../config/overrides.js';
 import {
   parseValuesFrom,
+  REFERENCE_RESOURCES,
   type ReferenceKind,
   VALUES_FROM_ANNOTATION,
   ValuesFromError,
@@ -15,37 +16,10 @@ import { type Shadowed, shadowedBySpec } from '../../config/values-from-shadow.j
 import { TerminalError } from '../../core/errors.js';
 import type { HelmMiddleware } from '../../helm/middleware.js';
 import { redact, secretsOf } from '../../helm/redact.js';
-import { ForbiddenError, unlessNotFound } from '../../kube/errors.js';
-import type { ApiResource, KubeClient } from '../../kube/types.js';
+import { ForbiddenError } from '../../kube/errors.js';
 import type { BackoffPolicy } from '../classify.js';
 import { retryAfterFailure } from '../retry.js';
-import type { CustomResource, Signal } from '../types.js';
-
-/** A referenced ConfigMap or Secret; only its `data` is read. */
-export interface ReferencedObject {
-  readonly data?: unknown;
-}
-
-/** Reads the objects values-from references name. */
-export interface ReferenceReader {
-  /** The object, or undefined when there is none; other failures are thrown (a kube/errors.ts error). */
-  get(kind: ReferenceKind, namespace: string, name: string, opts: Signal): Promise<ReferencedObject | undefined>;
-}
-
-export const REFERENCE_RESOURCES: Readonly<Record<ReferenceKind, ApiResource>> = {
-  ConfigMap: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
-  Secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
-};
-
-/** A ReferenceReader over the API: one GET per object (a NotFound is "none"). */
-export function referenceReader(kube: Pick<KubeClient, 'get'>): ReferenceReader {
-  return {
-    async get(kind, namespace, name, { signal }) {
-      const obj = await unlessNotFound(kube.get(REFERENCE_RESOURCES[kind], namespace, name, { signal }));
-      return obj && { data: obj.data };
-    },
-  };
-}
+import type { CustomResource, ReferencedObject, ReferenceReader } from '../types.js';
 
 /** What helm gets: the merged values, and the strings from Secrets that its output must never show. */
 export interface ChartInputs {

@@ -6,10 +6,10 @@ import type { Logger } from '../../core/logger.js';
 import type { HistorySummary } from '../../helm/history.js';
 import { splitManifest } from '../../helm/manifest.js';
 import type { AppliedRelease, HelmClient, Release } from '../../helm/types.js';
+import { summaryOf } from '../../records/release-state.js';
 import type { ReleaseReader } from '../../records/types.js';
 import { failureMessage } from '../classify.js';
-import type { ReleaseOptions } from '../inputs/annotations.js';
-import { summaryOf } from './state.js';
+import type { ReleaseOptions } from '../types.js';
 
 export interface ActionContext {
   readonly release: string;

@@ -2,6 +2,7 @@
 // its records): checked once as operator-sdk checks every release, by a dry-run upgrade compared with the deployed
 // manifest (adoption-compare.ts). The same: its record gets the fingerprint label (no helm upgrade, no revision, no
 // object touched); different: upgraded as usual. Called by step.ts. Never writes an object of the release.
+import type { Verdict } from '../../adoption/queue.js';
 import { errFields } from '../../core/error-fields.js';
 import { OperatorError } from '../../core/errors.js';
 import type { Release } from '../../helm/types.js';
@@ -11,9 +12,9 @@ import { failureMessage } from '../classify.js';
 import type { LoadedChartMemo } from '../inputs/loaded-chart.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import type { ReconcileRun } from '../run.js';
+import type { AdoptionChecks } from '../types.js';
 import { type ActionContext, objectNames } from './action.js';
 import { compareRendering, type OwnMarks } from './adoption-compare.js';
-import type { AdoptionQueue, Verdict } from './adoption-queue.js';
 
 /** The dry-run upgrade that checks a release failed: the CR is Irreconcilable, as operator-sdk's failed dry run. */
 export class AdoptionCheckError extends OperatorError {
@@ -25,7 +26,7 @@ export class AdoptionCheckError extends OperatorError {
 
 export interface AdoptionDeps extends Pick<HelmReconcilerOptions, 'helm' | 'watch' | 'chartName' | 'labelRecord'> {
   readonly loadedChart: LoadedChartMemo;
-  readonly adoption: AdoptionQueue;
+  readonly adoption: AdoptionChecks;
   /** Checks go to the queue's background slots (a queue that wakes CRs); otherwise each runs in its reconcile. */
   readonly adoptInBackground: boolean;
 }

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { releaseRecord } from '../../../test/fakes/helm.js';
+import { FINGERPRINT_LABEL, releaseState } from '../../records/release-state.js';
 import type { StoredRelease } from '../../records/types.js';
-import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
 import { AdoptionCheckError } from './adoption.js';
 import { actionForState, decideReleaseAction, failedStepCondition, failureReason, successReason } from './decide.js';
-import { releaseState } from './state.js';
 
 type Release = StoredRelease['release'];
 const rev = (version: number, status: Release['info']['status']): Release =>

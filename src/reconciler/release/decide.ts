@@ -1,12 +1,13 @@
 // Decides what one reconcile does with helm, operator-sdk style but without a dry-run: one switch from the release's
-// named state (state.ts) to an action, and the condition of each outcome. Pure; called by release/step.ts and
+// named state (records/release-state.ts) to an action, and the condition of each outcome. Pure; called by release/step.ts and
 // settle.ts; never names a state itself.
+
+import { type ReleaseState, releaseState, type StateFacts } from '../../records/release-state.js';
 import { conditions } from '../../status/condition-catalogue.js';
 import { isRenderError } from '../classify.js';
 import type { FailureCondition } from '../status/status.js';
 import type { ReleaseAction } from '../types.js';
 import { AdoptionCheckError } from './adoption.js';
-import { type ReleaseState, releaseState, type StateFacts } from './state.js';
 
 /**
  * What to do: a helm action, `check` an Unadopted release first (adoption.ts, as operator-sdk's dry run), `recover`
@@ -15,7 +16,7 @@ import { type ReleaseState, releaseState, type StateFacts } from './state.js';
 export type Decision = ReleaseAction | 'check' | 'recover' | 'leave';
 
 /**
- * The one switch from a release state (state.ts) to the decision: a forced upgrade (force-upgrade-at) upgrades
+ * The one switch from a release state (records/release-state.ts) to the decision: a forced upgrade (force-upgrade-at) upgrades
  * InSync too, and an Unadopted release without a check.
  */
 export function actionForState(s: ReleaseState, force: boolean): Decision {

@@ -3,18 +3,19 @@
 // gate) or do nothing as decide.ts says. A
 // failure is recorded in the status draft, with the release deployed after its remediation (a rollback is a new
 // revision), and thrown for a retry after the release backoff. Called by reconciler.ts.
+
+import type { RolloutHold } from '../../chart-rollout/gate.js';
 import { errFields } from '../../core/error-fields.js';
 import type { HistorySummary } from '../../helm/history.js';
 import type { Release } from '../../helm/types.js';
+import { FINGERPRINT_LABEL, type NamedState, releaseState, unmanagedMessage } from '../../records/release-state.js';
 import { failureMessage } from '../classify.js';
 import type { ChartDigestMemo } from '../inputs/chart-digest-memo.js';
-import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
 import type { Inputs } from '../inputs/inputs.js';
 import { droppedMessage, type LoadedChartMemo } from '../inputs/loaded-chart.js';
 import { forceHandled, withHandled } from '../inputs/requests.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { retryAfterFailure } from '../retry.js';
-import type { RolloutHold } from '../rollout/chart-rollout.js';
 import { chartDriven, throughRollout } from '../rollout/step.js';
 import type { ReconcileRun } from '../run.js';
 import { markFailed, markIrreconcilable } from '../status/draft.js';
@@ -29,7 +30,7 @@ import { install } from './install.js';
 import { reconcileHelm } from './reconcile-helm.js';
 import { recoverPending } from './recover.js';
 import { actionFailure } from './remediation-error.js';
-import { type NamedState, readRelease, releaseState, type StateDeps, unmanagedMessage } from './state.js';
+import { readRelease, type StateDeps } from './state.js';
 import { upgrade } from './upgrade.js';
 
 export interface StepDeps
@@ -131,7 +132,7 @@ async function helmStep(
       ctx.log.info({ release: ctx.release, revision: result.version }, 'Installed release');
       return { action, state, result };
     }
-    // A chart-driven upgrade waits for its turn in the chart rollout (chart-rollout.ts); the CR's own never does.
+    // A chart-driven upgrade waits for its turn in the chart rollout (chart-rollout/gate.ts); the CR's own never does.
     const { deployed } = state;
     const digest = () => d.chartDigest.get({ signal: ctx.signal });
     const rollout = { gate: d.chartRollout, key: run.key, force: facts.force, values: ctx.values, digest };

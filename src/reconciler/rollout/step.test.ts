@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { releaseRecord } from '../../../test/fakes/helm.js';
+import { ChartRolloutGate } from '../../chart-rollout/gate.js';
 import { silentLogger } from '../../core/logger.js';
 import type { StoredRelease } from '../../records/types.js';
 import type { HelmAppStatus } from '../types.js';
-import { ChartRolloutGate } from './chart-rollout.js';
 import { CHART_ROLLOUT, chartDriven, throughRollout, withRolloutHold } from './step.js';
 
 const DIGEST = 'sha256:2222222222222222222222222222222222222222';

@@ -1,15 +1,15 @@
-// The reconciler's side of the chart rollout (chart-rollout.ts): whether an upgrade is chart-driven (the deployed
+// The reconciler's side of the chart rollout (chart-rollout/gate.ts): whether an upgrade is chart-driven (the deployed
 // release's stored values equal the new ones), running it through the gate, and the ChartRollout condition, events and
 // requeue of a held CR. Called by release/step.ts and settle.ts; pure but for the gate and the updater it is handed.
 
+import type { RolloutHold } from '../../chart-rollout/gate.js';
 import type { Outcome } from '../../controller/contract.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { StoredRelease } from '../../records/types.js';
 import { conditions } from '../../status/condition-catalogue.js';
 import { findCondition, removeCondition, setCondition } from '../../status/conditions.js';
 import type { ReconcileRun } from '../run.js';
-import type { HelmAppStatus } from '../types.js';
-import type { ChartRolloutGate, RolloutHold } from './chart-rollout.js';
+import type { ChartRollout, HelmAppStatus } from '../types.js';
 
 export const CHART_ROLLOUT = 'ChartRollout';
 
@@ -40,7 +40,7 @@ export function chartDriven({ deployed, values, force }: ChartDrivenFacts): bool
 
 export interface RolloutStep extends ChartDrivenFacts {
   /** The watch's gate. @default none: nothing is held */
-  readonly gate: ChartRolloutGate | undefined;
+  readonly gate: ChartRollout | undefined;
   /** "namespace/name" of the CR. */
   readonly key: string;
   /** The chart digest this upgrade installs (ChartDigestMemo). */

@@ -9,7 +9,6 @@ import { redact, secretsOf } from '../../helm/redact.js';
 import type { Release } from '../../helm/types.js';
 import type { DeployedRelease, StatusManifestMode } from '../types.js';
 
-export const STATUS_MANIFEST_MODES: readonly StatusManifestMode[] = ['full', 'redacted', 'none'];
 export const DEFAULT_STATUS_MANIFEST: StatusManifestMode = 'redacted';
 
 /**

@@ -4,7 +4,7 @@
 // The CR may come from the informer's cache: a write that conflicts is redone once on the API server's copy.
 import { withFinalizer, withoutFinalizers } from '../../finalizers/finalizers.js';
 import { ConflictError } from '../../kube/errors.js';
-import type { CrAccess, CustomResource, HelmAppStatus } from '../types.js';
+import type { CrAccess, CustomResource, HelmAppStatus, StatusDraft } from '../types.js';
 import { readStatus, sameStatus, withState } from './status.js';
 
 export interface StatusUpdaterOptions {
@@ -13,7 +13,7 @@ export interface StatusUpdaterOptions {
   readonly cr: CustomResource;
 }
 
-export class StatusUpdater {
+export class StatusUpdater implements StatusDraft {
   readonly #crs: CrAccess;
   #cr: CustomResource;
   #shown: HelmAppStatus;

@@ -6,7 +6,7 @@ import { silentLogger } from '../../../src/core/logger.js';
 import { createKubeClient } from '../../../src/kube/client.js';
 import { NotFoundError } from '../../../src/kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../../../src/kube/types.js';
-import { cleanupRelease } from '../../../src/reconciler/deletion/uninstall-wait.js';
+import { cleanupRelease } from '../../../src/uninstall/uninstall-wait.js';
 import { createTestNamespace, type TestKube, testKube } from '../../support/kube.js';
 
 const signal = new AbortController().signal;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { clusterRoles, configMaps, FakeKubeApi, roles, serviceAccounts } from '../../../test/fakes/kube-api.js';
-import { silentLogger } from '../../core/logger.js';
-import { ManifestParseError } from '../../helm/errors.js';
-import { ForbiddenError, KubeApiError } from '../../kube/errors.js';
-import type { DeleteOptions } from '../../kube/types.js';
+import { clusterRoles, configMaps, FakeKubeApi, roles, serviceAccounts } from '../../test/fakes/kube-api.js';
+import { silentLogger } from '../core/logger.js';
+import { ManifestParseError } from '../helm/errors.js';
+import { ForbiddenError, KubeApiError } from '../kube/errors.js';
+import type { DeleteOptions } from '../kube/types.js';
 import { cleanupRelease } from './uninstall-wait.js';
 
 /** A server for the kinds the old object-server fake served. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../core/logger.js';
-import { type Admission, ChartRolloutGate, type RolloutHold } from './chart-rollout.js';
+import { silentLogger } from '../core/logger.js';
+import { type Admission, ChartRolloutGate, type RolloutHold } from './gate.js';
 
 const V2 = 'sha256:2222222222222222222222222222222222222222';
 const V3 = 'sha256:3333333333333333333333333333333333333333';

@@ -1,7 +1,8 @@
 // The chart rollout gate of one watch: upgrades that a new chart (not a CR's own values) causes go one canary first,
 // then at most `maxConcurrent` at a time, and halt once more than `maxFailures` of them failed. In memory only (a
-// restart starts the rollout again). Called by the reconciler through step.ts; never runs helm itself.
-import type { Logger } from '../../core/logger.js';
+// restart starts the rollout again). Built by the manager per watch; the reconciler
+// asks it through its ChartRollout port (reconciler/rollout/step.ts). Never runs helm itself.
+import type { Logger } from '../core/logger.js';
 
 /** Why a CR's chart-driven upgrade is held, for its ChartRollout condition and its event. */
 export interface RolloutHold {

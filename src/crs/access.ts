@@ -1,9 +1,10 @@
 // Adapts the raw KubeClient to the reconciler's CR port: get (from the informer's cache when it has the CR), finalizers
-// and status for one watched resource. Built by the manager (and the cleanup command); never caches anything itself.
+// and status for one watched resource (reconciler/types.ts' CrAccess). Built by the manager (manager/reconciler.ts);
+// never caches anything itself.
 
 import { NotFoundError, unlessNotFound } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import type { CrAccess, CustomResource } from './types.js';
+import type { CrAccess, CustomResource } from '../reconciler/types.js';
 
 /** Field manager recorded for the operator's writes. */
 export const FIELD_MANAGER = 'helm-operator';

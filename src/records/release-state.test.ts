@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { releaseRecord } from '../../../test/fakes/helm.js';
-import type { StoredRelease } from '../../records/types.js';
-import { FINGERPRINT_LABEL } from '../inputs/fingerprint.js';
-import { releaseState, summaryOf } from './state.js';
+import { releaseRecord } from '../../test/fakes/helm.js';
+import { FINGERPRINT_LABEL, releaseState, summaryOf } from './release-state.js';
+import type { StoredRelease } from './types.js';
 
 type Release = StoredRelease['release'];
 const rev = (version: number, status: Release['info']['status'], chart = 'nginx'): Release =>

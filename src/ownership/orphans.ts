@@ -1,19 +1,20 @@
 // Objects a release leaves outside its CR's namespace (cluster-scoped ones, and namespaced ones placed elsewhere),
 // remembered per CR, and their deletion when the CR goes away and Helm's release record is already gone (its
-// namespace was deleted under it), so that nothing outlives the release. Called by the reconciler's deletion path.
+// namespace was deleted under it), so that nothing outlives the release. Built by the manager
+// (manager/manager.ts, manager/reconciler.ts) as the reconciler's outside-objects port and orphan deleter.
 // Deletes only objects that Helm's own annotations attribute to this very release; never keep-policy objects.
-import type { Logger } from '../../core/logger.js';
+import type { Logger } from '../core/logger.js';
 import {
   helmUninstallSkips,
   RELEASE_NAME_ANNOTATION as RELEASE_NAME,
   RELEASE_NAMESPACE_ANNOTATION as RELEASE_NAMESPACE,
   splitManifest,
-} from '../../helm/manifest.js';
-import { NotFoundError } from '../../kube/errors.js';
-import { parseApiVersion } from '../../kube/paths.js';
-import type { KubeClient } from '../../kube/types.js';
-import { parseOwnershipArgs } from '../../ownership/context.js';
-import type { PostRenderRequest } from '../../ownership/request.js';
+} from '../helm/manifest.js';
+import { NotFoundError } from '../kube/errors.js';
+import { parseApiVersion } from '../kube/paths.js';
+import type { KubeClient } from '../kube/types.js';
+import { parseOwnershipArgs } from './context.js';
+import type { PostRenderRequest } from './request.js';
 
 /** The post-renderer's render of one request: the manifest helm applies. */
 type Render = (req: PostRenderRequest, signal: AbortSignal) => Promise<string>;

@@ -1,12 +1,12 @@
 // operator-sdk's CleanupRelease for the `uninstall-wait` annotation: which objects of an uninstalled release's
 // manifest still exist, re-deleting them while they do. Wired as the reconciler's `cleanup` option by
-// manager/reconciler.ts, which deletion.ts runs on every uninstall-wait pass. Never deletes an object Helm's uninstall leaves alone
-// (resource-policy), and never logs manifest content.
-import type { Logger } from '../../core/logger.js';
-import { helmUninstallSkips, type ManifestObject, splitManifest } from '../../helm/manifest.js';
-import { NotFoundError, unlessNotFound } from '../../kube/errors.js';
-import { parseApiVersion } from '../../kube/paths.js';
-import type { ApiResource, KubeClient } from '../../kube/types.js';
+// manager/reconciler.ts, which reconciler/deletion/deletion.ts runs on every uninstall-wait pass. Never deletes an
+// object Helm's uninstall leaves alone (resource-policy), and never logs manifest content.
+import type { Logger } from '../core/logger.js';
+import { helmUninstallSkips, type ManifestObject, splitManifest } from '../helm/manifest.js';
+import { NotFoundError, unlessNotFound } from '../kube/errors.js';
+import { parseApiVersion } from '../kube/paths.js';
+import type { ApiResource, KubeClient } from '../kube/types.js';
 
 export interface CleanupReleaseOptions {
   readonly kube: KubeClient;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import { crAccess } from './cr-access.js';
+import { crAccess } from './access.js';
 
 const res: ApiResource = {
   group: 'demo.example.com',

@@ -1,7 +1,7 @@
 // The adoption checks of one watch: what each check found, per CR and deployed revision, and the checks that run in
 // the background, a few at a time, so that a startup with many releases to adopt keeps the workers free for CRs with
 // real changes; a finished check wakes its CR (the controller's enqueue). Built by the manager per watch, used by
-// adoption.ts. In memory only; never runs helm itself (the check it is handed does), and never throws from a wake.
+// reconciler/release/adoption.ts through its AdoptionChecks port. In memory only; never runs helm itself (the check it is handed does), and never throws from a wake.
 
 /** What a check found: the release is what would be rendered now, it differs (the first object), or it failed. */
 export type Verdict =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdoptionQueue, type Verdict } from './adoption-queue.js';
+import { AdoptionQueue, type Verdict } from './queue.js';
 
 /** A check the test finishes by hand. */
 function gatedCheck() {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clusterRoles, configMaps, FakeKubeApi, roles, serviceAccounts } from '../../../test/fakes/kube-api.js';
-import { silentLogger } from '../../core/logger.js';
-import type { ApiResource, DeleteOptions } from '../../kube/types.js';
+import { clusterRoles, configMaps, FakeKubeApi, roles, serviceAccounts } from '../../test/fakes/kube-api.js';
+import { silentLogger } from '../core/logger.js';
+import type { ApiResource, DeleteOptions } from '../kube/types.js';
 import { deleteOrphans, OutsideObjectMemo, outsideObjects, outsideObjectsOrNone } from './orphans.js';
 
 /** A server for the given kinds (by default those the old object-server fake served). */
