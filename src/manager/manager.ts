@@ -16,7 +16,8 @@ import { OutsideObjectMemo } from '../ownership/orphans.js';
 import type { PostRenderRequest } from '../ownership/request.js';
 import { type HttpServers, type HttpServersOptions, startHttpServers } from '../server/http.js';
 import { runGroup } from './group.js';
-import { type OperatorOptions, runOperator } from './operator.js';
+import { runOperator } from './operator.js';
+import type { OperatorOptions } from './options.js';
 
 export interface ManagerOptions {
   /** The metrics and probe servers, without what the manager supplies (readiness, metrics, logger). */

@@ -1,127 +1,97 @@
 // Builds the HelmReconciler of one watches.yaml entry with its real ports: CR access (the informer's copy; writes to
-// the API) and release history (records/reader.ts) with the labelling of an adopted record, the event recorder,
-// drift repair and dependent watches, uninstall-wait cleanup, orphan deletion and the post-renderer's arguments. Called by the manager's
-// controller builder only. Never starts anything: the dependent watcher and the helm client are passed in.
-
+// the API) and release history (the process's record informers) with the labelling of an adopted record, the event
+// recorder, drift repair and dependent watches, uninstall-wait cleanup, orphan deletion and the post-renderer's
+// arguments. Called by the watch builder (watch.ts) only. Never starts anything: the process-wide parts are passed in.
 import type { AdoptionQueue } from '../adoption/queue.js';
 import type { ChartRolloutGate } from '../chart-rollout/gate.js';
 import { chartName } from '../config/chart-dir.js';
 import type { Watch } from '../config/watches.js';
-import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { type CrCache, crAccess } from '../crs/access.js';
 import { dependentsPort } from '../dependents/port.js';
-import type { DependentWatcher } from '../dependents/watcher.js';
-import { DriftRepairer } from '../drift/repair.js';
+import { type DriftCorrection, DriftRepairer } from '../drift/repair.js';
 import { createEventRecorder } from '../events/recorder.js';
-import type { HelmClient } from '../helm/types.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
-import type { OperatorMetrics } from '../observability/metrics.js';
 import { ownershipArgsFor } from '../ownership/context.js';
-import { deleteOrphans, type OutsideObjectMemo } from '../ownership/orphans.js';
+import { deleteOrphans } from '../ownership/orphans.js';
 import { ownershipRenderer } from '../ownership/renderer.js';
+import type { DeletionSettings } from '../reconciler/options.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
-import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
-import { releaseReader, SECRETS } from '../records/reader.js';
-import type { ReleaseReader } from '../records/types.js';
+import type { CustomResource, EventSink } from '../reconciler/types.js';
+import { SECRETS } from '../records/reader.js';
 import { referenceReader } from '../references/reference-reader.js';
 import { cleanupRelease } from '../uninstall/uninstall-wait.js';
-import type { Uninstaller } from '../uninstall/uninstaller.js';
+import type { OperatorParts } from './process.js';
 
 export interface WatchReconcilerOptions {
+  /** The process-wide parts: kube, helm, release records, dependent watcher, in-flight set, settings (process.ts). */
+  readonly parts: OperatorParts;
   readonly watch: Watch;
   /** The watched kind's API resource (from discovery). */
   readonly resource: ApiResource;
-  /** The CR informers: reconciles read their copy instead of a GET. @default none: a GET per reconcile */
-  readonly cache?: CrCache | undefined;
+  /** The CR informers: reconciles read their copy instead of a GET. */
+  readonly cache: CrCache;
   /** `<lowercase kind>-controller`: the events' component and the drift metrics' label. */
   readonly name: string;
-  readonly kube: KubeClient;
-  readonly helm: HelmClient;
-  /** Release history: the operator's cached reader (records/informers.ts). @default a LIST per read */
-  readonly releases?: ReleaseReader | undefined;
-  /** Present when some watch has watchDependentResources; used only if this one has. */
-  readonly watcher: DependentWatcher | undefined;
-  /** Releases with a helm process running, shared by every reconciler. */
-  readonly inFlight: Set<string>;
-  /** What releases put outside their namespaces, shared with the post-renderer's hook. @default a private one */
-  readonly outside?: OutsideObjectMemo | undefined;
-  readonly reconcilePeriodMs: number;
-  readonly suppressOverrideValues: boolean;
-  readonly statusManifest?: StatusManifestMode | undefined;
-  readonly metrics?: OperatorMetrics | undefined;
-  /** The CRs of a namespace being deleted that this replica reconciles: batch uninstalls. @default one each */
-  readonly deletingCrs?: ((namespace: string) => readonly CustomResource[]) | undefined;
-  /** Releases one `helm uninstall` takes at most. @default 50 */
-  readonly uninstallBatch?: number | undefined;
-  /** The controller's workers, over which batches share the releases being deleted. @default 1 */
-  readonly uninstallLanes?: number | undefined;
-  /** Uninstalls without a helm process what it can (uninstall/uninstaller.ts). @default none: helm each time */
-  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'> | undefined;
-  /** The watch's chart rollout gate (operator.ts builds it, and wakes held CRs through the controller). */
-  readonly chartRollout?: ChartRolloutGate | undefined;
-  /** The watch's adoption checks (operator.ts builds the queue, and wakes checked CRs through the controller). */
-  readonly adoption?: AdoptionQueue | undefined;
-  /** The helm client runs the ownership post-renderer: pass each CR's identity to it. */
-  readonly postRender: boolean;
-  /** Where copies of the chart for helm go (reconciler/inputs/loaded-chart.ts). @default `<tmpdir>/helm-operator-charts` */
-  readonly chartStageDir?: string | undefined;
-  readonly clock: Clock;
+  /** The watch's chart rollout gate (watch.ts builds it, and wakes held CRs through the controller). @default none */
+  readonly chartRollout: ChartRolloutGate | undefined;
+  /** The watch's adoption checks (watch.ts builds the queue, and wakes checked CRs through the controller). */
+  readonly adoption: AdoptionQueue;
+  /** How the watch's CRs are deleted: batches, lanes, the in-process uninstaller. */
+  readonly deletion: DeletionSettings;
   /** The controller's logger. */
   readonly logger: Logger;
 }
 
 export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
-  const { watch, kube, name, logger, watcher } = o;
-  const events = createEventRecorder({ kube, component: name, clock: o.clock, logger });
-  const watched = watcher && watch.watchDependentResources ? watcher : undefined;
-  const repairer = new DriftRepairer({
-    kube,
-    ...(watched ? { cached: watched.get.bind(watched), onApplied: watched.expectEcho.bind(watched) } : {}),
-  });
-  const dependents = dependentsPort({
-    kube,
-    ...(watched ? { watcher: watched } : {}),
-    repairer,
-    events,
-    onCorrected: (c) => o.metrics?.driftCorrected(name, c.kind, c.action),
-  });
+  const { watch, name, logger } = o;
+  const { kube, clock, metrics, reconcile, helm, postRender, outside } = o.parts.options;
+  const events = createEventRecorder({ kube, component: name, clock, logger });
   const chart = chartName(watch.chart);
+  const ownership = postRender ? ownershipArgsFor(chart) : undefined;
   return new HelmReconciler({
     watch,
     chartName: chart,
-    dependents,
+    dependents: dependents(o, events, (c) => metrics?.driftCorrected(name, c.kind, c.action)),
     references: referenceReader(kube),
-    ...(o.postRender ? { postRenderArgs: ownershipArgsFor(chart) } : {}),
+    postRenderArgs: ownership,
     // The marks the post-renderer would have written, for drift repair of a release adopted without them.
-    ...(o.postRender ? { ownedManifest: ownedManifest(kube, ownershipArgsFor(chart)) } : {}),
-    defaultReconcilePeriodMs: o.reconcilePeriodMs,
+    ownedManifest: ownership && ownedManifest(kube, ownership),
+    defaultReconcilePeriodMs: reconcile.reconcilePeriodMs,
     periodJitter: Math.random, // ±10 %: CRs created together do not stay in lockstep
     crs: crAccess(kube, o.resource, { cache: o.cache }),
-    releases: o.releases ?? releaseReader(kube),
-    helm: o.helm,
+    releases: o.parts.records.reader,
+    helm: o.parts.helm,
     events,
     cleanup: (manifest, namespace, s) => cleanupRelease({ kube, manifest, namespace, signal: s, logger }),
     orphans: (refs, release, namespace, s) => deleteOrphans({ kube, refs, release, namespace, signal: s, logger }),
-    inFlight: o.inFlight,
-    ...(o.outside ? { outside: o.outside } : {}),
-    suppressOverrideValues: o.suppressOverrideValues,
-    ...(o.statusManifest ? { statusManifest: o.statusManifest } : {}),
-    ...(o.chartRollout ? { chartRollout: o.chartRollout } : {}),
-    ...(o.adoption ? { adoption: o.adoption } : {}),
+    inFlight: o.parts.inFlight,
+    outside,
+    suppressOverrideValues: reconcile.suppressOverrideValues,
+    statusManifest: reconcile.statusManifest,
+    chartRollout: o.chartRollout,
+    adoption: o.adoption,
     // helm's own record name (`sh.helm.release.v1.<release>.v<revision>`); a merge patch keeps its other labels.
     labelRecord: async (namespace, release, revision, labels, signal) => {
       const record = `sh.helm.release.v1.${release}.v${revision}`;
       await kube.patch(SECRETS, namespace, record, { metadata: { labels } }, 'merge', { signal });
     },
-    ...(o.deletingCrs ? { deletingCrs: o.deletingCrs } : {}),
-    ...(o.uninstallBatch === undefined ? {} : { uninstallBatch: o.uninstallBatch }),
-    ...(o.uninstallLanes === undefined ? {} : { uninstallLanes: o.uninstallLanes }),
-    ...(o.uninstaller ? { uninstaller: o.uninstaller } : {}),
-    chartStageDir: o.chartStageDir,
-    clock: o.clock,
+    ...o.deletion,
+    chartStageDir: helm.chartStageDir,
+    clock,
     logger,
   });
+}
+
+/** The dependents port: drift repair, and the dependent watches when this watch has watchDependentResources. */
+function dependents(o: WatchReconcilerOptions, events: EventSink, onCorrected: (c: DriftCorrection) => void) {
+  const { kube } = o.parts.options;
+  const watched = o.watch.watchDependentResources ? o.parts.watcher : undefined;
+  const repairer = new DriftRepairer({
+    kube,
+    ...(watched ? { cached: watched.get.bind(watched), onApplied: watched.expectEcho.bind(watched) } : {}),
+  });
+  return dependentsPort({ kube, ...(watched ? { watcher: watched } : {}), repairer, events, onCorrected });
 }
 
 /** The ownership post-render step run in-process on a stored manifest, for the CR whose release it is. */

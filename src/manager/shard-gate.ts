@@ -1,6 +1,6 @@
 // The shard gate of one controller: a CR key is admitted only while this replica holds the shard its uid (read from
 // the informers' cache) hashes to, each reconcile runs under its shard's term (aborted when the shard is lost), and
-// taking a shard enqueues its CRs from the cache. Built by operator.ts per controller when sharding is on.
+// taking a shard enqueues its CRs from the cache. Built by watch.ts per controller when sharding is on.
 // Never reconciles a key whose CR is not cached (its reconcile would only find it gone) and never calls the API.
 import { keyOf } from '../cache/store.js';
 import type { KubeObject } from '../kube/types.js';

@@ -3,7 +3,7 @@
 // the OpenAPI documents its check reads land in its caches, nothing is written), and starts the dependent informers
 // of the kinds that render, reads the reconciles' shared inputs (the chart digest) beside it, and leaves idle API
 // connections for the first reconcile's writes, so the first CR after a start costs what the tenth does. A source of
-// operator.ts's controllers; bounded in time, and never fails the start (a chart that needs values only logs).
+// watch.ts' controllers; bounded in time, and never fails the start (a chart that needs values only logs).
 import type { Source } from '../controller/controller.js';
 import { untilAborted } from '../core/abortable.js';
 import { errFields } from '../core/error-fields.js';

@@ -1,6 +1,7 @@
-// What a HelmReconciler is built with: its watch, its ports (CRs, release records, helm, events) and the optional
-// uninstall-wait, orphan, post-renderer and dependents hooks. Types only; the composition root fills them in and
-// the reconciler and its deletion flow read them. Never holds state.
+// What a HelmReconciler is built with, in three small parts: its ports (CRs, release records, helm, events and the
+// optional adapters, each an interface of types.ts), the deletion settings, and the watch's own settings. Types
+// only, part of the reconciler's face; the manager (manager/reconciler.ts) fills them in and the reconciler and its
+// deletion flow read them. Never holds state.
 import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -22,7 +23,71 @@ import type {
   StatusManifestMode,
 } from './types.js';
 
-export interface HelmReconcilerOptions {
+/** The ports a reconcile reads and writes through; the optional ones default to none. */
+export interface ReconcilerPorts {
+  readonly crs: CrAccess;
+  readonly releases: ReleaseReader;
+  readonly helm: HelmClient;
+  readonly events: EventSink;
+  /** Dependent watches and drift repair for deployed releases. @default none */
+  readonly dependents?: DependentsPort | undefined;
+  /** Reads the ConfigMaps and Secrets of the values-from annotation. @default none: such CRs are Irreconcilable */
+  readonly references?: ReferenceReader | undefined;
+  /** uninstall-wait support. @default none: the annotation is then reported as unsupported */
+  readonly cleanup?: Cleanup | undefined;
+  /** Deletes what a release left outside its namespace when its record is gone (ownership/orphans.ts). @default none */
+  readonly orphans?: DeleteOrphans | undefined;
+  /** What releases put outside their namespaces, shared with the post-renderer's hook. @default a private one */
+  readonly outside?: OutsideObjects | undefined;
+  /**
+   * Where the checks of releases to adopt (no fingerprint label: operator-sdk's) run: a queue whose background slots
+   * wake each CR when its check is done (the manager's). @default each check runs inline, in its reconcile
+   */
+  readonly adoption?: AdoptionChecks | undefined;
+  /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
+  readonly chartRollout?: ChartRollout | undefined;
+  /**
+   * Sets labels on the record (Secret) of one revision of a release, as `helm --labels` would have: an adopted
+   * release gets its fingerprint label without a helm upgrade. @default none: nothing is labelled
+   */
+  readonly labelRecord?:
+    | ((
+        namespace: string,
+        release: string,
+        revision: number,
+        labels: Readonly<Record<string, string>>,
+        signal: AbortSignal,
+      ) => Promise<void>)
+    | undefined;
+  /**
+   * The manifest with the post-renderer's ownership marks, as it would have written them for the CR: given to drift
+   * repair for a deployed manifest stored without them (a release adopted from operator-sdk). @default none
+   */
+  readonly ownedManifest?: ((cr: CustomResource, manifest: string, signal: AbortSignal) => Promise<string>) | undefined;
+}
+
+/** How the CRs of the watch are deleted: the batches of releases one uninstall takes, and the in-process uninstall. */
+export interface DeletionSettings {
+  /**
+   * The CRs of a namespace being deleted that this replica reconciles (the informers' copies, only shards it holds):
+   * a deletion pass's helm process may uninstall their releases too (deletion/batch.ts). @default none: one each
+   */
+  readonly deletingCrs?: ((namespace: string) => readonly CustomResource[]) | undefined;
+  /** Releases one `helm uninstall` process takes at most (1: one each). @default 50 */
+  readonly uninstallBatch?: number | undefined;
+  /**
+   * The controller's workers: a batch takes its worker's share of the releases being deleted (deletion/batch.ts), so
+   * that each worker's helm gets about as many and none is left with the tail alone. @default 1
+   */
+  readonly uninstallLanes?: number | undefined;
+  /**
+   * Uninstalls releases without a helm process (uninstall/uninstaller.ts); what it declines goes to `helm uninstall`.
+   * @default none: every uninstall runs helm
+   */
+  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'> | undefined;
+}
+
+export interface HelmReconcilerOptions extends ReconcilerPorts, DeletionSettings {
   readonly watch: Watch;
   /** The `name` in the chart's Chart.yaml: a release of another chart under the CR's name is left alone. */
   readonly chartName: string;
@@ -32,74 +97,20 @@ export interface HelmReconcilerOptions {
    * Source in [0, 1) that spreads each periodic requeue over the period ±10 % (reconciler/inputs/period.ts), so that
    * CRs created together do not stay in lockstep. @default none: the period is exact
    */
-  readonly periodJitter?: () => number;
-  readonly crs: CrAccess;
-  readonly releases: ReleaseReader;
-  readonly helm: HelmClient;
-  readonly events: EventSink;
-  /** uninstall-wait support. @default none: the annotation is then reported as unsupported */
-  readonly cleanup?: Cleanup;
+  readonly periodJitter?: (() => number) | undefined;
   /** Releases ("ns/name") with a helm process of this operator running; shared by all reconcilers. */
   readonly inFlight: Set<string>;
   /** Mask override values in OverrideValuesInUse events. @default false */
-  readonly suppressOverrideValues?: boolean;
+  readonly suppressOverrideValues?: boolean | undefined;
   /** --status-manifest: what status.deployedRelease.manifest holds (always capped). @default 'redacted' */
-  readonly statusManifest?: StatusManifestMode;
+  readonly statusManifest?: StatusManifestMode | undefined;
   /** @default 10 s doubling to 15 min */
-  readonly releaseBackoff?: BackoffPolicy;
+  readonly releaseBackoff?: BackoffPolicy | undefined;
   /**
    * The post-renderer's per-call arguments for a CR (ownership of what the chart renders); also part of the
    * release fingerprint, so releases rendered without it are upgraded once. @default no post-renderer
    */
-  readonly postRenderArgs?: (cr: CustomResource) => readonly string[];
-  /** What releases put outside their namespaces, shared with the post-renderer's hook. @default a private one */
-  readonly outside?: OutsideObjects;
-  /** Deletes what a release left outside its namespace when its record is gone (ownership/orphans.ts). @default none */
-  readonly orphans?: DeleteOrphans;
-  /** Dependent watches and drift repair for deployed releases. @default none */
-  readonly dependents?: DependentsPort;
-  /** Reads the ConfigMaps and Secrets of the values-from annotation. @default none: such CRs are Irreconcilable */
-  readonly references?: ReferenceReader;
-  /**
-   * The CRs of a namespace being deleted that this replica reconciles (the informers' copies, only shards it holds):
-   * a deletion pass's helm process may uninstall their releases too (deletion/batch.ts). @default none: one each
-   */
-  readonly deletingCrs?: (namespace: string) => readonly CustomResource[];
-  /** Releases one `helm uninstall` process takes at most (1: one each). @default 50 */
-  readonly uninstallBatch?: number;
-  /**
-   * The controller's workers: a batch takes its worker's share of the releases being deleted (deletion/batch.ts), so
-   * that each worker's helm gets about as many and none is left with the tail alone. @default 1
-   */
-  readonly uninstallLanes?: number;
-  /**
-   * Uninstalls releases without a helm process (uninstall/uninstaller.ts); what it declines goes to `helm uninstall`.
-   * @default none: every uninstall runs helm
-   */
-  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'>;
-  /**
-   * Where the checks of releases to adopt (no fingerprint label: operator-sdk's) run: a queue whose background slots
-   * wake each CR when its check is done (the manager's). @default each check runs inline, in its reconcile
-   */
-  readonly adoption?: AdoptionChecks | undefined;
-  /**
-   * Sets labels on the record (Secret) of one revision of a release, as `helm --labels` would have: an adopted
-   * release gets its fingerprint label without a helm upgrade. @default none: nothing is labelled
-   */
-  readonly labelRecord?: (
-    namespace: string,
-    release: string,
-    revision: number,
-    labels: Readonly<Record<string, string>>,
-    signal: AbortSignal,
-  ) => Promise<void>;
-  /**
-   * The manifest with the post-renderer's ownership marks, as it would have written them for the CR: given to drift
-   * repair for a deployed manifest stored without them (a release adopted from operator-sdk). @default none
-   */
-  readonly ownedManifest?: ((cr: CustomResource, manifest: string, signal: AbortSignal) => Promise<string>) | undefined;
-  /** The watch's chart rollout: chart-driven upgrades go canary first, then a few at a time. @default none */
-  readonly chartRollout?: ChartRollout | undefined;
+  readonly postRenderArgs?: ((cr: CustomResource) => readonly string[]) | undefined;
   /**
    * Where the copies of a chart go that leave out the declared dependencies helm's library does not load
    * (inputs/loaded-chart.ts). @default `<tmpdir>/helm-operator-charts`

@@ -1,6 +1,6 @@
 // The release-record cache of the running operator: one metadata-only informer per watched namespace on Secrets
 // labelled owner=helm (only name, namespace, uid, resourceVersion and labels are kept), indexed by release, behind
-// records/cached-reader.ts' CachedReleaseReader. Built and started by runOperator; never holds Secret data.
+// records/cached-reader.ts' CachedReleaseReader. Built by manager/process.ts, started by runOperator; never holds Secret data.
 import { Informer } from '../cache/informer.js';
 import { type ListWatch, transformingClient } from '../cache/strip.js';
 import type { Clock } from '../core/clock.js';

@@ -2,7 +2,7 @@
 // fed by the CR informers), and runs one metadata-only watch per (kind, namespace) that some CR references, started
 // with the first reference there and stopped with the last. Only referenced objects pass its filter, so its cache
 // holds their names and resourceVersions: never a value, never the namespace's other objects. A change (add,
-// update, delete, or a relist after a gap) reconciles every CR that references the object. Built by runOperator.
+// update, delete, or a relist after a gap) reconciles every CR that references the object. Built by manager/process.ts.
 import { Informer } from '../cache/informer.js';
 import type { InformerHandler } from '../cache/informer-contract.js';
 import { keyOf } from '../cache/store.js';

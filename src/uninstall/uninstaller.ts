@@ -1,6 +1,6 @@
 // The in-process uninstall: what `helm uninstall <release>` does, done with the operator's own API client, so that
 // deleting a CR costs no helm process. Lists the release's records, deletes its objects (plan.ts), then its records.
-// Built by manager/operator.ts; the deletion flow reaches it through the reconciler's `uninstaller` port. Declines what
+// Built by manager/process.ts; the deletion flow reaches it through the reconciler's `uninstaller` port. Declines what
 // helm must do itself (delete hooks, a manifest or kind it cannot read, records newer than those read), and never
 // deletes what helm's uninstall would keep.
 import { errFields } from '../core/error-fields.js';

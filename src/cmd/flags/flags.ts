@@ -15,14 +15,8 @@ export const DEFAULT_UNINSTALL_BATCH = 50;
 /** The values --status-manifest takes. */
 export const STATUS_MANIFEST_MODES: readonly StatusManifestMode[] = ['full', 'redacted', 'none'];
 
-export interface RunOptions extends ShardFlags {
-  readonly watchesFile: string;
-  readonly reconcilePeriodMs: number;
-  readonly maxConcurrentReconciles: number;
-  /** Releases one `helm uninstall` process takes at most when several CRs are being deleted (1: one each). */
-  readonly maxUninstallBatch: number;
-  /** --in-process-uninstall: uninstall with the operator's own API client what helm need not run (default true). */
-  readonly inProcessUninstall: boolean;
+/** The metrics and probe servers (--metrics-*, --health-probe-bind-address). */
+export interface ServingFlags {
   readonly metricsBindAddress: string;
   readonly healthProbeBindAddress: string;
   /** Serve /metrics over HTTPS. */
@@ -33,13 +27,31 @@ export interface RunOptions extends ShardFlags {
   readonly metricsCertPath: string;
   readonly metricsCertName: string;
   readonly metricsCertKey: string;
+}
+
+/** Leader election (--leader-elect, --leader-election-id, --leader-election-namespace). */
+export interface LeaderFlags {
   readonly leaderElect: boolean;
   readonly leaderElectionId: string;
   readonly leaderElectionNamespace: string;
+}
+
+/** The helm the operator runs (--helm-binary, --helm-openapi-validation). */
+export interface HelmFlags {
   readonly helmBinary: string;
-  readonly suppressOverrideValues: boolean;
   /** Keep helm's client-side OpenAPI validation of install and upgrade (else `--disable-openapi-validation`). */
   readonly helmOpenApiValidation: boolean;
+}
+
+export interface RunOptions extends ShardFlags, ServingFlags, LeaderFlags, HelmFlags {
+  readonly watchesFile: string;
+  readonly reconcilePeriodMs: number;
+  readonly maxConcurrentReconciles: number;
+  /** Releases one `helm uninstall` process takes at most when several CRs are being deleted (1: one each). */
+  readonly maxUninstallBatch: number;
+  /** --in-process-uninstall: uninstall with the operator's own API client what helm need not run (default true). */
+  readonly inProcessUninstall: boolean;
+  readonly suppressOverrideValues: boolean;
   /** What status.deployedRelease.manifest holds: full, redacted (Secret values as digests) or none. */
   readonly statusManifest: StatusManifestMode;
   readonly logLevel: LogLevel;

@@ -3,7 +3,7 @@
 // Never reads process.* and never touches the cluster.
 import { ConfigError } from '../../core/errors.js';
 import type { KubeConnectionInfo } from '../../kube/client.js';
-import type { RunOptions } from './flags.js';
+import type { LeaderFlags, RunOptions } from './flags.js';
 
 export interface LeaseTarget {
   readonly namespace: string;
@@ -15,8 +15,7 @@ export interface LeaseTarget {
  * Leases' name prefix and namespace, whether or not --leader-elect is set. Throws a ConfigError when incomplete.
  */
 export function leaseTarget(
-  opts: Pick<RunOptions, 'leaderElect' | 'leaderElectionId' | 'leaderElectionNamespace'> &
-    Partial<Pick<RunOptions, 'shardCount'>>,
+  opts: LeaderFlags & Partial<Pick<RunOptions, 'shardCount'>>,
   conn: Pick<KubeConnectionInfo, 'source' | 'namespace'>,
 ): LeaseTarget | undefined {
   const sharded = (opts.shardCount ?? 1) > 1;
