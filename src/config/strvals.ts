@@ -1,6 +1,6 @@
 // Helm's `strvals` parser (the `--set-string` syntax) for watches.yaml `overrideValues`: turns `key=value` pairs
 // into a values tree exactly as operator-sdk does. Called by the watches loader (config/override-values.ts),
-// config/values-from.ts and reconciler/kit.ts. Pure: never mutates its input; every problem is a ConfigError naming
+// config/values-from.ts and reconciler/watch-kit.ts. Pure: never mutates its input; every problem is a ConfigError naming
 // the key.
 import { ConfigError } from '../core/errors.js';
 import { isTree, type OverrideTree, type OverrideValue, own, put } from './values-tree.js';

@@ -9,7 +9,7 @@ import { type DriftCorrection, type DriftFailure, type DriftRepairer, describeCo
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import { releaseReadiness } from '../readiness/release.js';
-import type { CustomResource, DependentsPort, EventSink, ReadyState } from '../reconciler/types.js';
+import type { CustomResource, DependentsPort, EventSink, Readiness } from '../reconciler/types.js';
 import type { DependentWatcher } from './watcher.js';
 
 export interface DependentsPortOptions {
@@ -71,7 +71,7 @@ function readinessOf(
   known: ReadonlyMap<string, ApiResource>,
   objects: readonly Record<string, unknown>[],
   releaseNamespace: string,
-): ReadyState {
+): Readiness {
   const refs = objects.map((obj) => {
     const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
     const res = known.get(`${String(obj.apiVersion)}/${String(obj.kind)}`);

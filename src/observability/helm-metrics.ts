@@ -3,11 +3,10 @@
 // (helm_operator_helm_still_running{action}). Called by the CLI (cmd/run.ts), which hands it to the process-wide chain;
 // it never changes arguments, results or errors.
 import type { Logger } from '../core/logger.js';
-import type { HelmMiddleware } from '../helm/middleware.js';
+import type { HelmCommand, HelmMiddleware, ReleaseCommand } from '../helm/middleware.js';
 import { DEFAULT_HELM_TIMEOUT_MS, stillRunningAfterMs } from '../helm/timeout.js';
-import type { HelmAction } from './metrics-contract.js';
 
-export type HelmObserver = (action: HelmAction, result: 'success' | 'error', seconds: number) => void;
+export type HelmObserver = (action: HelmCommand, result: 'success' | 'error', seconds: number) => void;
 
 /** Times each call into the metric, and logs it at debug as 'Helm finished' (what the bench counts). */
 export function metricAndDebugLog(metrics: { helmExec: HelmObserver }, log: Logger): HelmObserver {
@@ -17,23 +16,22 @@ export function metricAndDebugLog(metrics: { helmExec: HelmObserver }, log: Logg
   };
 }
 
-type ReleaseAction = Exclude<HelmAction, 'version'>;
-const RELEASE_ACTIONS: readonly ReleaseAction[] = ['install', 'upgrade', 'dry-run', 'uninstall', 'rollback'];
+const RELEASE_COMMANDS: readonly ReleaseCommand[] = ['install', 'upgrade', 'dry-run', 'uninstall', 'rollback'];
 
 /** The helm release commands running now, each with its start and its HelmStillRunning threshold. */
 export class HelmRuns {
-  readonly #running = new Set<{ readonly action: ReleaseAction; readonly dueAt: number }>();
+  readonly #running = new Set<{ readonly action: ReleaseCommand; readonly dueAt: number }>();
 
   /** Records a run that starts now; the returned function ends it. */
-  start(action: ReleaseAction, timeoutMs = DEFAULT_HELM_TIMEOUT_MS): () => void {
+  start(action: ReleaseCommand, timeoutMs = DEFAULT_HELM_TIMEOUT_MS): () => void {
     const run = { action, dueAt: performance.now() + stillRunningAfterMs(timeoutMs) };
     this.#running.add(run);
     return () => this.#running.delete(run);
   }
 
   /** How many runs of each action have outlived their threshold (every action listed, 0 when none). */
-  stillRunning(now = performance.now()): Record<ReleaseAction, number> {
-    const counts = Object.fromEntries(RELEASE_ACTIONS.map((a) => [a, 0])) as Record<ReleaseAction, number>;
+  stillRunning(now = performance.now()): Record<ReleaseCommand, number> {
+    const counts = Object.fromEntries(RELEASE_COMMANDS.map((a) => [a, 0])) as Record<ReleaseCommand, number>;
     for (const run of this.#running) if (run.dueAt <= now) counts[run.action]++;
     return counts;
   }

@@ -12,9 +12,6 @@ export const WORKQUEUE_BUCKETS: readonly number[] = Array.from({ length: 12 }, (
 /** helm processes take from a fraction of a second (version) to minutes (install --wait). */
 export const HELM_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
-/** The helm commands by their metric label (`dry-run`: the dry-run upgrade that checks a release to adopt). */
-export type HelmAction = 'install' | 'upgrade' | 'dry-run' | 'uninstall' | 'rollback' | 'version';
-
 /** Identifies one custom resource for resource_created_at_seconds. */
 export interface ResourceLabels {
   readonly name: string;
@@ -32,7 +29,8 @@ export interface MetricsOptions {
   readonly defaultMetrics?: boolean;
 }
 
-export interface QueueState {
+/** What the workqueue metrics read of one queue at each scrape. */
+export interface QueueProbe {
   readonly depth: () => number;
   /** Keys being processed → performance.now() when handed out. */
   readonly processing: Map<string, number>;

@@ -4,12 +4,12 @@
 // type leaves it. Its methods never throw for unknown label values and never use the global registry.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ControllerMetrics, ReconcileResult } from '../controller/contract.js';
+import type { HelmCommand } from '../helm/middleware.js';
 import {
   HELM_BUCKETS,
-  type HelmAction,
   type MetricsOptions,
   ordered,
-  type QueueState,
+  type QueueProbe,
   RECONCILE_BUCKETS,
   type ResourceLabels,
   WORKQUEUE_BUCKETS,
@@ -17,7 +17,7 @@ import {
 
 export class OperatorMetrics {
   readonly #registry = new Registry();
-  readonly #queues = new Map<string, QueueState>();
+  readonly #queues = new Map<string, QueueProbe>();
   readonly #reconcileTotal: Counter<'controller' | 'result'>;
   readonly #reconcileErrors: Counter<'controller'>;
   readonly #reconcileTime: Histogram<'controller'>;
@@ -38,7 +38,7 @@ export class OperatorMetrics {
   constructor(options: MetricsOptions) {
     const registers = [this.#registry];
     const queues = this.#queues;
-    const perQueue = (g: Gauge<'name' | 'controller'>, value: (q: QueueState, now: number) => number) => {
+    const perQueue = (g: Gauge<'name' | 'controller'>, value: (q: QueueProbe, now: number) => number) => {
       const now = performance.now();
       for (const [name, q] of queues) g.set({ name, controller: name }, value(q, now));
     };
@@ -241,7 +241,7 @@ export class OperatorMetrics {
   }
 
   /** Records one helm process (or client call) by action and outcome. */
-  helmExec(action: HelmAction, result: 'success' | 'error', seconds: number): void {
+  helmExec(action: HelmCommand, result: 'success' | 'error', seconds: number): void {
     this.#helmExec.observe({ action, result }, seconds);
   }
 

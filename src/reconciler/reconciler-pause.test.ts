@@ -6,9 +6,9 @@ import { helmWithHistory } from '../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../core/errors.js';
 import { HelmCommandError } from '../helm/errors.js';
-import { PAUSED } from './inputs/pause.js';
-import { FORCE_UPGRADE_AT, RECONCILE_REQUESTED_AT } from './inputs/requests.js';
 import { HelmReconciler } from './reconciler.js';
+import { PAUSED } from './start/pause.js';
+import { FORCE_UPGRADE_AT, RECONCILE_REQUESTED_AT } from './start/requests.js';
 import type { CrAccess, CustomResource, HelmAppStatus } from './types.js';
 
 /** One CR "apps/web" with the sample chart; helm faked with a history; drift repair counted. */

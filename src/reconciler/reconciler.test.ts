@@ -13,7 +13,7 @@ import type { InstallParams, UpgradeParams } from '../helm/types.js';
 import { FINGERPRINT_LABEL } from '../records/release-state.js';
 import type { StoredRelease } from '../records/types.js';
 import { HelmReconciler } from './reconciler.js';
-import type { CustomResource, DependentsPort, HelmAppStatus, ReadyState } from './types.js';
+import type { CustomResource, DependentsPort, HelmAppStatus, Readiness } from './types.js';
 
 function describeCall({ command, params }: HelmCall): string {
   if (command === 'install' || command === 'upgrade') {
@@ -126,7 +126,7 @@ describe('HelmReconciler', () => {
 
   describe("when the release's objects become ready", () => {
     it('moves Ready from False to True on a reconcile without helm, naming the object while not ready', async () => {
-      let ready: ReadyState = {
+      let ready: Readiness = {
         status: 'False',
         reason: 'DeploymentNotReady',
         message: 'Deployment apps/web: Available: 0/1',

@@ -5,13 +5,13 @@
 
 import type { Outcome } from '../controller/contract.js';
 import { readInputs } from './inputs/inputs.js';
-import { noteResumed, reconcilePaused } from './inputs/pause.js';
-import { beginRun, readRun } from './inputs/read.js';
-import { type WatchKit, watchKit } from './kit.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { releaseStep } from './release/step.js';
 import type { RunStart } from './run.js';
 import { settle } from './settle.js';
+import { noteResumed, reconcilePaused } from './start/pause.js';
+import { beginRun, readRun } from './start/read.js';
+import { type WatchKit, watchKit } from './watch-kit.js';
 
 export class HelmReconciler {
   readonly #kit: WatchKit;

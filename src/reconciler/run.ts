@@ -1,5 +1,5 @@
 // The per-reconcile context every phase reads instead of a parameter object of its own: the key, the CR, its log and
-// signal, its annotations parsed once, and (after the finalizer) the status draft. Types only; inputs/read.ts builds
+// signal, its annotations parsed once, and (after the finalizer) the status draft. Types only; start/read.ts builds
 // both stages and the phases of reconciler.ts consume them. Never holds anything that outlives one reconcile.
 import type { Logger } from '../core/logger.js';
 import type { CustomResource, HelmAppStatus, ReleaseOptions, StatusDraft } from './types.js';

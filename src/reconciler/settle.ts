@@ -32,7 +32,7 @@ export async function settle(
   const { key, namespace, cr, log, signal } = run;
   const requeue = periodicRequeue(run.annotations.periodMs, d.periodJitter);
   if (!step) return requeue;
-  const rel = step.result ?? step.state.deployed;
+  const rel = step.result ?? step.summary.deployed;
   if (!rel) throw new Error(`${key}: no release after reconcile`); // unreachable: install or deployed is set
   const release = d.statusRelease.get(key, rel, inputs.secrets, run.updater.shown.deployedRelease);
   d.outside.remember(key, namespace, rel.version, rel.manifest);

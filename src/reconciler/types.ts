@@ -3,10 +3,10 @@
 // Types only, part of the reconciler's face; the adapters live below it (crs/access.ts, references/, ownership/...).
 import type { Verdict } from '../adoption/queue.js';
 import type { Admission } from '../chart-rollout/gate.js';
+import type { Condition } from '../conditions/conditions.js';
 import type { ReferenceKind } from '../config/values-from.js';
 import type { Logger } from '../core/logger.js';
 import type { OutsideRef } from '../ownership/orphans.js';
-import type { Condition } from '../status/conditions.js';
 
 export interface CustomResource {
   readonly apiVersion: string;
@@ -50,14 +50,14 @@ export interface HelmAppStatus {
   /** The last `force-upgrade-at` annotation value a forced upgrade (or an install) handled. */
   readonly lastHandledForceAt?: string;
   /**
-   * The one word `kubectl get` shows (its Status column), derived from the conditions at every write (stateOf):
+   * The one word `kubectl get` shows (its Status column), derived from the conditions at every write (statusWordOf):
    * what matters most now, a failure first.
    */
-  readonly state?: ReleaseStateWord;
+  readonly state?: StatusWord;
 }
 
-/** `status.state`: the release at a glance, most urgent first (status/status.ts' stateOf says which wins). */
-export type ReleaseStateWord =
+/** `status.state`: the release at a glance, most urgent first (status/status.ts' statusWordOf says which wins). */
+export type StatusWord =
   | 'Paused'
   | 'Irreconcilable'
   | 'InstallFailed'
@@ -110,7 +110,7 @@ export interface DependentsPort {
     manifest: string,
     changed: boolean,
     opts: Signal & { log: Logger },
-  ): Promise<ReadyState | undefined>;
+  ): Promise<Readiness | undefined>;
   /** The CR (`namespace/name`) is gone: drop what was kept for its manifest. */
   forget(key: string): void;
 }
@@ -119,7 +119,7 @@ export interface DependentsPort {
  * The Ready condition the release's objects add up to (kstatus' rules, read from the dependent caches); undefined
  * when they are not watched (watchDependentResources: false), since nothing could keep it up to date.
  */
-export interface ReadyState {
+export interface Readiness {
   readonly status: 'True' | 'False' | 'Unknown';
   readonly reason: string;
   readonly message: string;

@@ -18,7 +18,7 @@ const SRC = join(ROOT, 'src');
  * architecture section of docs/contributing.md shows the same map.
  */
 export const LAYERS: readonly (readonly string[])[] = [
-  ['', 'core', 'status', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)
+  ['', 'core', 'conditions', 'finalizers'], // '' = files directly in src/ (index.ts, version.ts)
   ['kube', 'helm', 'config'],
   [
     'cache',
@@ -42,10 +42,10 @@ export const LAYERS: readonly (readonly string[])[] = [
 ];
 /**
  * The rooms of reconciler/, lowest first: a room may import its own files, a lower room's and the shared files of
- * reconciler/ (types, ports, the run context, errors); only the phases at the top (the hub, kit, settle) import any
+ * reconciler/ (types, ports, the run context, errors); only the phases at the top (the hub, the watch kit, settle) import any
  * room. So the rooms meet through the run context and shared types, never through each other's upper floors.
  */
-export const ROOMS: readonly string[] = ['status', 'inputs', 'rollout', 'release', 'deletion'];
+export const ROOMS: readonly string[] = ['status', 'inputs', 'start', 'rollout', 'release', 'deletion'];
 /** The files directly in reconciler/ that any room may import; they import no room themselves. */
 export const SHARED_ROOT: readonly string[] = ['types.ts', 'run.ts', 'options.ts', 'classify.ts', 'retry.ts'];
 /** The reconciler's face: the only files of reconciler/ that code outside it may import. */

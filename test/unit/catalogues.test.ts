@@ -1,12 +1,12 @@
 // Guards the catalogues against the docs, as error-codes.test.ts guards the error codes: every CR annotation of
 // src/reconciler/inputs/annotation-catalogue.ts is a row of docs/reference.md's annotation table with the same default,
 // and its documenting section of docs/user-guide.md exists and names it; every condition type and reason of
-// src/status/condition-catalogue.ts is in docs/reference.md's conditions table, and the table names no other.
+// src/conditions/condition-catalogue.ts is in docs/reference.md's conditions table, and the table names no other.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONDITION_CATALOGUE } from '../../src/conditions/condition-catalogue.js';
 import { ANNOTATION_PREFIX, annotationEntries } from '../../src/reconciler/inputs/annotation-catalogue.js';
-import { CONDITION_CATALOGUE } from '../../src/status/condition-catalogue.js';
 
 const DOCS = join(resolve(import.meta.dirname, '../..'), 'docs');
 /** The tables of annotations and conditions. */

@@ -2,8 +2,9 @@
 // else in one helm process, with those of other CRs being deleted beside it (batch.ts), or, when its records are
 // gone, delete what it left outside the namespace;
 // optionally wait for its objects (uninstall-wait), then write the uninstalled status and drop the finalizer. Built by
-// kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never uninstalls a release of another chart.
+// watch-kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never uninstalls a release of another chart.
 
+import { conditions } from '../../conditions/condition-catalogue.js';
 import type { Outcome } from '../../controller/contract.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { HelmCommandError } from '../../helm/errors.js';
@@ -11,7 +12,6 @@ import { NotFoundError } from '../../kube/errors.js';
 import { outsideObjectsOrNone } from '../../ownership/orphans.js';
 import { releaseState, summaryOf } from '../../records/release-state.js';
 import type { StoredRelease } from '../../records/types.js';
-import { conditions } from '../../status/condition-catalogue.js';
 import { failureMessage } from '../classify.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { assertNotInFlight, whileInFlight } from '../release/in-flight.js';

@@ -1,7 +1,7 @@
 // Shares one chart digest (fingerprint.ts' chartDigest) between the reconciles of a short window, so an idle
 // reconcile does not read every file of the chart: a burst of reconciles waits on one computation, and the digest is
 // reused for `ttlMs`, as long as the chart's Chart.yaml is still there (one stat: a chart folder removed under the
-// operator shows at the next reconcile). Built by kit.ts; read by the inputs phase and the chart rollout; never
+// operator shows at the next reconcile). Built by watch-kit.ts; read by the inputs phase and the chart rollout; never
 // caches a failed read.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';

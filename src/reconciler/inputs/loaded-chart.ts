@@ -1,7 +1,7 @@
 // The chart folder a watch hands helm. Usually the chart itself; but when helm's library would leave out declared
 // dependencies (no such subchart in charts/, or `.helmignore` leaves it out), which operator-sdk's in-process helm
 // renders without while helm's CLI refuses the chart, a staged copy of the chart as the library loads it, whose
-// Chart.yaml (or requirements.yaml) no longer declares them. Worked out once per chart digest; built by kit.ts, read
+// Chart.yaml (or requirements.yaml) no longer declares them. Worked out once per chart digest; built by watch-kit.ts, read
 // by the helm step and the warm-up. Never writes into the chart; a chart it cannot read as helm does goes as it is.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,8 +2,8 @@
 // named state (records/release-state.ts) to an action, and the condition of each outcome. Pure; called by release/step.ts and
 // settle.ts; never names a state itself.
 
+import { conditions } from '../../conditions/condition-catalogue.js';
 import { type ReleaseState, releaseState, type StateFacts } from '../../records/release-state.js';
-import { conditions } from '../../status/condition-catalogue.js';
 import { isRenderError } from '../classify.js';
 import type { FailureCondition } from '../status/status.js';
 import type { ReleaseAction } from '../types.js';

@@ -5,7 +5,7 @@
 import { formatDuration } from '../../config/duration.js';
 import type { Clock } from '../../core/clock.js';
 import { errFields } from '../../core/error-fields.js';
-import type { HelmMiddleware } from '../../helm/middleware.js';
+import type { HelmMiddleware, ReleaseCommand } from '../../helm/middleware.js';
 import { stillRunningAfterMs } from '../../helm/timeout.js';
 import type { HelmClient } from '../../helm/types.js';
 import type { DraftRun } from '../run.js';
@@ -16,7 +16,7 @@ export const HELM_STILL_RUNNING = 'HelmStillRunning';
 
 /** One helm run that has been going longer than its threshold. */
 export interface StillRunning {
-  readonly action: 'install' | 'upgrade' | 'dry-run' | 'uninstall' | 'rollback';
+  readonly action: ReleaseCommand;
   readonly release: string;
   readonly elapsedMs: number;
   readonly timeoutMs: number;

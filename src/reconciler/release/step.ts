@@ -13,11 +13,11 @@ import { failureMessage } from '../classify.js';
 import type { ChartDigestMemo } from '../inputs/chart-digest-memo.js';
 import type { Inputs } from '../inputs/inputs.js';
 import { droppedMessage, type LoadedChartMemo } from '../inputs/loaded-chart.js';
-import { forceHandled, withHandled } from '../inputs/requests.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import { retryAfterFailure } from '../retry.js';
 import { chartDriven, throughRollout } from '../rollout/step.js';
 import type { ReconcileRun } from '../run.js';
+import { forceHandled, withHandled } from '../start/requests.js';
 import { markFailed, markIrreconcilable } from '../status/draft.js';
 import { withDeployedRelease } from '../status/status.js';
 import type { StatusReleaseMemo } from '../status/status-manifest.js';
@@ -53,10 +53,10 @@ export interface StepDeps
   readonly statusRelease: StatusReleaseMemo;
 }
 
-/** What the helm step did: the action, the state it acted on, its result (none for 'none'), a rollout hold. */
+/** What the helm step did: the action, the records' summary it acted on, its result (none for 'none'), a rollout hold. */
 export interface HelmStep {
   readonly action: ReleaseAction;
-  readonly state: HistorySummary;
+  readonly summary: HistorySummary;
   readonly result?: Release;
   readonly hold?: RolloutHold;
   /** The run's base status with the requests this step handled (force-upgrade-at once an action ran). */
@@ -85,10 +85,11 @@ export async function releaseStep(run: ReconcileRun, d: StepDeps, inputs: Inputs
   return { ...step, handled };
 }
 
-type Outcome =
+/** What one attempt of the helm step did: the action on the release, or the action that failed. */
+type Attempt =
   | {
       readonly action: ReleaseAction;
-      readonly state: HistorySummary;
+      readonly summary: HistorySummary;
       readonly result?: Release;
       readonly hold?: RolloutHold;
       /** An adoption check runs in the background: nothing to settle until it wakes the CR. */
@@ -105,7 +106,7 @@ async function helmStep(
   run: ReconcileRun,
   d: StepDeps,
   facts: { named: NamedState; inputs: Inputs; force: boolean },
-): Promise<Outcome> {
+): Promise<Attempt> {
   let { named } = facts;
   let action: ReleaseAction = 'none';
   try {
@@ -116,24 +117,24 @@ async function helmStep(
       named = releaseState({ history, chart: d.chartName, fingerprint: facts.inputs.fingerprint, recovered });
       decision = actionForState(named.state, facts.force);
     }
-    const state = named.summary;
+    const summary = named.summary;
     if (decision === 'recover' || decision === 'leave') throw new Error(`${run.key}: ${named.state} after recovery`); // unreachable
     if (decision === 'check') {
       const adoption = await checkToAdopt(ctx, run, d, { named, inputs: facts.inputs });
-      if (adoption === 'pending') return { action, state, pending: true };
-      if (adoption !== 'upgrade') return { action, state };
+      if (adoption === 'pending') return { action, summary, pending: true };
+      if (adoption !== 'upgrade') return { action, summary };
     }
     action = decision === 'check' ? 'upgrade' : decision;
-    if (action === 'none') return { action, state };
-    if (action === 'install' || !state.deployed) {
+    if (action === 'none') return { action, summary };
+    if (action === 'install' || !summary.deployed) {
       const staged = await withLoadedChart(ctx, run, d);
       overrideEvents(run, d);
-      const result = await install(staged, state);
+      const result = await install(staged, summary);
       ctx.log.info({ release: ctx.release, revision: result.version }, 'Installed release');
-      return { action, state, result };
+      return { action, summary, result };
     }
     // A chart-driven upgrade waits for its turn in the chart rollout (chart-rollout/gate.ts); the CR's own never does.
-    const { deployed } = state;
+    const { deployed } = summary;
     const digest = () => d.chartDigest.get({ signal: ctx.signal });
     const rollout = { gate: d.chartRollout, key: run.key, force: facts.force, values: ctx.values, digest };
     const stored = named.history.find((h) => h.release === deployed);
@@ -142,11 +143,11 @@ async function helmStep(
       overrideEvents(run, d);
       return upgrade(staged, deployed);
     });
-    if ('hold' in gated) return { action: 'none', state, hold: gated.hold };
+    if ('hold' in gated) return { action: 'none', summary, hold: gated.hold };
     const result = gated.value;
     const force = ctx.options.upgradeForce;
     ctx.log.info({ release: ctx.release, revision: result.version, force }, 'Upgraded release');
-    return { action, state, result };
+    return { action, summary, result };
   } catch (err) {
     return { action, err };
   }

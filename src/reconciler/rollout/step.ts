@@ -3,11 +3,11 @@
 // requeue of a held CR. Called by release/step.ts and settle.ts; pure but for the gate and the updater it is handed.
 
 import type { RolloutHold } from '../../chart-rollout/gate.js';
+import { conditions } from '../../conditions/condition-catalogue.js';
+import { findCondition, removeCondition, setCondition } from '../../conditions/conditions.js';
 import type { Outcome } from '../../controller/contract.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { StoredRelease } from '../../records/types.js';
-import { conditions } from '../../status/condition-catalogue.js';
-import { findCondition, removeCondition, setCondition } from '../../status/conditions.js';
 import type { ReconcileRun } from '../run.js';
 import type { ChartRollout, HelmAppStatus } from '../types.js';
 

@@ -1,10 +1,10 @@
 // The named contributions a reconcile makes to its status draft (the run's updater): Irreconcilable inputs, a failed
 // helm step, a deployed release, spec values that shadow values-from ones. Each builds on the run's base status with status.ts' pure builders and queues what
 // follows the write (its event). Called by the phases; never writes to the API server itself (the hub applies).
-import { conditions } from '../../status/condition-catalogue.js';
-import { findCondition } from '../../status/conditions.js';
+import { conditions } from '../../conditions/condition-catalogue.js';
+import { findCondition } from '../../conditions/conditions.js';
 import type { ReconcileRun } from '../run.js';
-import type { DeployedRelease, HelmAppStatus, ReadyState } from '../types.js';
+import type { DeployedRelease, HelmAppStatus, Readiness } from '../types.js';
 import {
   deployedStatus,
   type FailureCondition,
@@ -35,7 +35,7 @@ export function deployed(
     readonly reason: 'InstallSuccessful' | 'UpgradeSuccessful';
     readonly notes: string;
     readonly release: DeployedRelease;
-    readonly ready: ReadyState | undefined;
+    readonly ready: Readiness | undefined;
   },
 ): HelmAppStatus {
   const now = run.now();

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition } from '../../status/conditions.js';
+import type { Condition } from '../../conditions/conditions.js';
 import type { HelmAppStatus } from '../types.js';
-import { stateOf, withState } from './status.js';
+import { statusWordOf, withStatusWord } from './status.js';
 
 const c = (type: string, status: string, reason = ''): Condition =>
   ({ type, status, reason, lastTransitionTime: 't' }) as Condition;
 const deployed = c('Deployed', 'True', 'UpgradeSuccessful');
 
-describe('stateOf', () => {
+describe('statusWordOf', () => {
   it.each<[string, Condition[], HelmAppStatus['deployedRelease'] | undefined, string]>([
     [
       'a failed upgrade, though the last good revision is still Deployed',
@@ -46,13 +46,13 @@ describe('stateOf', () => {
     ['an uninstalled release', [c('Deployed', 'False', 'UninstallSuccessful')], undefined, 'Uninstalled'],
     ['nothing yet', [c('Initialized', 'True')], undefined, 'Pending'],
   ])('%s is %s', (_, conditions, deployedRelease, want) => {
-    expect(stateOf({ conditions, ...(deployedRelease ? { deployedRelease } : {}) })).toBe(want);
+    expect(statusWordOf({ conditions, ...(deployedRelease ? { deployedRelease } : {}) })).toBe(want);
   });
 
-  it('is what withState stores, and withState returns the same object when it is already right', () => {
+  it('is what withStatusWord stores, and withStatusWord returns the same object when it is already right', () => {
     const s: HelmAppStatus = { conditions: [deployed] };
-    const stored = withState(s);
+    const stored = withStatusWord(s);
     expect(stored).toEqual({ conditions: [deployed], state: 'Deployed' });
-    expect(withState(stored)).toBe(stored);
+    expect(withStatusWord(stored)).toBe(stored);
   });
 });

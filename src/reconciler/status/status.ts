@@ -1,17 +1,17 @@
 // Builds the CR status for each reconcile outcome as operator-sdk writes it ({conditions, deployedRelease}, plus our
 // fields; unknown status fields are dropped), and compares statuses so that an unchanged one is never written.
-// Pure; called by status/draft.ts, inputs/read.ts and deletion/. Never reads the clock (now is passed in).
+// Pure; called by status/draft.ts, start/read.ts and deletion/. Never reads the clock (now is passed in).
 
-import { canonicalJson } from '../../core/canonical-json.js';
-import { type ConditionInput, conditions as condition } from '../../status/condition-catalogue.js';
+import { type ConditionInput, conditions as condition } from '../../conditions/condition-catalogue.js';
 import {
   type Condition,
   type ConditionType,
   findCondition,
   removeCondition,
   setCondition,
-} from '../../status/conditions.js';
-import type { DeployedRelease, HelmAppStatus, ReadyState, ReleaseStateWord } from '../types.js';
+} from '../../conditions/conditions.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import type { DeployedRelease, HelmAppStatus, Readiness, StatusWord } from '../types.js';
 
 /** The status fields that record a handled annotation request. */
 type HandledRequest = 'lastHandledReconcileAt' | 'lastHandledForceAt';
@@ -52,7 +52,7 @@ export function readStatus(raw: unknown): HelmAppStatus {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const lastHandledReconcileAt = str(s.lastHandledReconcileAt);
   const lastHandledForceAt = str(s.lastHandledForceAt);
-  const state = typeof s.state === 'string' && STATE_WORDS.has(s.state) ? (s.state as ReleaseStateWord) : undefined;
+  const state = typeof s.state === 'string' && STATUS_WORDS.has(s.state) ? (s.state as StatusWord) : undefined;
   return {
     conditions,
     ...(deployedRelease ? { deployedRelease } : {}),
@@ -64,7 +64,7 @@ export function readStatus(raw: unknown): HelmAppStatus {
   };
 }
 
-const STATE_WORDS = new Set<string>([
+const STATUS_WORDS = new Set<string>([
   'Paused',
   'Irreconcilable',
   'InstallFailed',
@@ -83,7 +83,7 @@ const STATE_WORDS = new Set<string>([
  * failed install, upgrade or uninstall (even while the last good revision stays Deployed); an upgrade held by the
  * chart rollout; a helm run still going; deployed; uninstalling or uninstalled; else pending.
  */
-export function stateOf(s: HelmAppStatus): ReleaseStateWord {
+export function statusWordOf(s: HelmAppStatus): StatusWord {
   const on = (type: ConditionType) => {
     const c = findCondition(s.conditions, type);
     return c?.status === 'True' ? c : undefined;
@@ -103,8 +103,8 @@ export function stateOf(s: HelmAppStatus): ReleaseStateWord {
 }
 
 /** The status with `state` set from its conditions: what every write stores. */
-export function withState(s: HelmAppStatus): HelmAppStatus {
-  const state = stateOf(s);
+export function withStatusWord(s: HelmAppStatus): HelmAppStatus {
+  const state = statusWordOf(s);
   return s.state === state ? s : { ...s, state };
 }
 
@@ -166,7 +166,7 @@ export function withShadowing(s: HelmAppStatus, message: string | undefined, now
 }
 
 /** The Ready condition set from the release's objects; removed when they are not watched (it would go stale). */
-export function withReadiness(s: HelmAppStatus, ready: ReadyState | undefined, now: number): HelmAppStatus {
+export function withReadiness(s: HelmAppStatus, ready: Readiness | undefined, now: number): HelmAppStatus {
   const conditions = ready
     ? setCondition(s.conditions, condition.ready({ ...ready, message: trim(ready.message) }), now)
     : removeCondition(s.conditions, 'Ready');

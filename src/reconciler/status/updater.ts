@@ -1,11 +1,11 @@
 // Collects one reconcile's status and finalizer changes and applies them together (helm-operator-plugins'
 // updater.go): the status first, then the finalizer removal, each only when something changed. Created per
-// reconcile by inputs/read.ts and deletion/deletion.ts; never decides what the status says (status.ts does).
+// reconcile by start/read.ts and deletion/deletion.ts; never decides what the status says (status.ts does).
 // The CR may come from the informer's cache: a write that conflicts is redone once on the API server's copy.
 import { withFinalizer, withoutFinalizers } from '../../finalizers/finalizers.js';
 import { ConflictError } from '../../kube/errors.js';
 import type { CrAccess, CustomResource, HelmAppStatus, StatusDraft } from '../types.js';
-import { readStatus, sameStatus, withState } from './status.js';
+import { readStatus, sameStatus, withStatusWord } from './status.js';
 
 export interface StatusUpdaterOptions {
   readonly crs: CrAccess;
@@ -62,7 +62,7 @@ export class StatusUpdater implements StatusDraft {
    */
   async writeNow(change: (shown: HelmAppStatus) => HelmAppStatus, signal: AbortSignal): Promise<void> {
     await this.#onLatest(signal, async () => {
-      const status = withState(change(this.#shown));
+      const status = withStatusWord(change(this.#shown));
       if (sameStatus(this.#shown, status)) return;
       this.#cr = await this.#crs.writeStatus(this.#cr, status, { signal });
       this.#shown = status;
@@ -95,7 +95,7 @@ export class StatusUpdater implements StatusDraft {
   async apply(signal: AbortSignal): Promise<void> {
     const callbacks = this.#afterApply;
     this.#afterApply = [];
-    const status = this.#pending && withState(this.#amendments.reduce((s, change) => change(s), this.#pending));
+    const status = this.#pending && withStatusWord(this.#amendments.reduce((s, change) => change(s), this.#pending));
     if (status !== undefined) {
       await this.#onLatest(signal, async () => {
         if (!sameStatus(this.#shown, status) || this.#cr.status === undefined) {

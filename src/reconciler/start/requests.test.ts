@@ -1,7 +1,7 @@
 // reconcile-requested-at and force-upgrade-at: which values are pending, what a reconcile records as handled, and
 // that the handled values survive every status the reconciler writes (and a round trip through readStatus).
 import { describe, expect, it } from 'vitest';
-import { conditions } from '../../status/condition-catalogue.js';
+import { conditions } from '../../conditions/condition-catalogue.js';
 import {
   deployedStatus,
   failedStatus,

@@ -2,13 +2,13 @@
 // reconcile of a paused CR, which writes that condition (with an event when it pauses) and nothing else: no helm,
 // no drift repair, no requeue. Called by reconciler.ts after the finalizer; deletion never looks at the pause.
 
+import { conditions } from '../../conditions/condition-catalogue.js';
+import { findCondition, removeCondition, setCondition } from '../../conditions/conditions.js';
 import type { Outcome } from '../../controller/contract.js';
-import { conditions } from '../../status/condition-catalogue.js';
-import { findCondition, removeCondition, setCondition } from '../../status/conditions.js';
+import { ANNOTATIONS } from '../inputs/annotation-catalogue.js';
+import { type Parsed, parsedAnnotation } from '../inputs/annotations.js';
 import type { ReconcileRun } from '../run.js';
 import type { HelmAppStatus } from '../types.js';
-import { ANNOTATIONS } from './annotation-catalogue.js';
-import { type Parsed, parsedAnnotation } from './annotations.js';
 
 export const PAUSED = ANNOTATIONS.paused.name;
 

@@ -1,12 +1,12 @@
 // On-demand requests made with annotations, Flux's requestedAt/forceAt: `reconcile-requested-at` (reconcile now) and
 // `force-upgrade-at` (one helm upgrade even when nothing changed). A value not yet recorded in the status
-// (lastHandledReconcileAt, lastHandledForceAt) is pending. Pure; called by inputs/read.ts and release/step.ts. Never
+// (lastHandledReconcileAt, lastHandledForceAt) is pending. Pure; called by start/read.ts and release/step.ts. Never
 // calls helm.
 
+import { ANNOTATIONS } from '../inputs/annotation-catalogue.js';
 import type { PendingRequests } from '../run.js';
 import { readStatus } from '../status/status.js';
 import type { CustomResource, HelmAppStatus, ReleaseAction } from '../types.js';
-import { ANNOTATIONS } from './annotation-catalogue.js';
 import { isPaused, pausedAnnotation } from './pause.js';
 
 export const RECONCILE_REQUESTED_AT = ANNOTATIONS.reconcileRequestedAt.name;

@@ -3,12 +3,12 @@
 // the finalizer and open the status draft. Called by reconciler.ts; never runs helm.
 import { splitKey } from '../../cache/store.js';
 import type { Logger } from '../../core/logger.js';
+import { reconcilePeriod, releaseOptions } from '../inputs/annotations.js';
 import type { HelmReconcilerOptions } from '../options.js';
 import type { CrAnnotations, ReconcileRun, RunStart } from '../run.js';
 import { startingStatus } from '../status/status.js';
 import { StatusUpdater } from '../status/updater.js';
 import type { CustomResource } from '../types.js';
-import { reconcilePeriod, releaseOptions } from './annotations.js';
 import { pausedAnnotation, resumedStatus } from './pause.js';
 import { awaitsManualAction, pendingRequests, reconcileHandled, withHandled } from './requests.js';
 
