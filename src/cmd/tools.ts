@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
 import type { CreateApiOptions } from '../scaffold/api/flags.js';
 import type { DiscoverKind } from '../scaffold/rbac/rules.js';

@@ -4,10 +4,10 @@
 // the file in one ConfigError; never touches the cluster, never reads process.env or process.cwd() (both passed in).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
 import { parseHelmTimeout } from '../helm/timeout.js';
 import { checkChartDir, fsProblem } from './chart-dir.js';
-import { parseDuration } from './duration.js';
 import { canonicalFields, describe, durationField, isMapping, isSet, q, type Report } from './fields.js';
 import { DNS_SUBDOMAIN, type LabelSelector, labelSelectorString, readSelector } from './label-selector.js';
 import { readOverrides } from './override-values.js';

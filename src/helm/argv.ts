@@ -1,7 +1,7 @@
 // Builds helm's argv, one pure function per command (install, upgrade, uninstall, rollback, version; template,
 // create, pull and dependency build for the scaffolder). Called by the CLI adapter (cli.ts) and env.ts; never touches
 // files, processes or process.env, and never puts values on argv (they travel in a file named by `valuesFile`).
-import { formatDuration } from '../config/duration.js';
+import { formatDuration } from '../core/duration.js';
 
 export interface ReleaseRef {
   readonly release: string;

@@ -1,7 +1,7 @@
 // helm's `--timeout` as the operator uses it: the default (helm's own 5m), the accepted range, the margin after which
 // the operator stops a helm process that has not reported its own timeout, and when a run counts as slow enough to
 // report (HelmStillRunning). Pure; read by the helm adapter, the watches loader, the annotations and the metrics.
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
 
 /** helm's own default `--timeout` (hooks and `--wait`), which operator-sdk's helm-operator always uses. */

@@ -1,5 +1,5 @@
 // The error a failed release step ends a reconcile with: retry later, after the release backoff for the CR's
-// consecutive failures, keeping the failure as `cause` and its own code. Pure; called by release/step.ts,
+// consecutive failures, keeping the failure as `cause` and its own code. Pure; called by release/step-failure.ts,
 // inputs/values-from.ts and reconcileDeletion after they have recorded the failure in the status. Never puts values in
 // the message.
 import { type ErrorCode, isErrorCode } from '../core/codes.js';

@@ -1,7 +1,7 @@
 // `helm-operator run` flags, with operator-sdk's names and defaults, parsed pflag-style (`--x=v`, `--x v`, bare
 // booleans, `--b=false`). Pure: argv and env in, typed options out; throws ConfigError naming the flag.
 // Called by cmd/run.ts (and leader.ts, and the scaffolders for shared parsing); never reads process.* itself.
-import { parseDuration } from '../../config/duration.js';
+import { parseDuration } from '../../core/duration.js';
 import { ConfigError } from '../../core/errors.js';
 import type { KubeRateLimit } from '../../kube/client.js';
 import type { LogLevel } from '../../observability/logger.js';

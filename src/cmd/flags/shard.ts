@@ -2,7 +2,7 @@
 // `…-retry-period`, kube-controller-manager's names) of `helm-operator run`, and which shard a replica owns: the flag,
 // else the StatefulSet ordinal ending its pod name. Pure; called by flags.ts and run.ts; throws ConfigError naming
 // the flag. Never reads process.* itself: the caller passes the pod name.
-import { parseDuration } from '../../config/duration.js';
+import { parseDuration } from '../../core/duration.js';
 import { ConfigError } from '../../core/errors.js';
 import type { LeaseTiming } from '../../leader/election.js';
 

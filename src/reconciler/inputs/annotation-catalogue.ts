@@ -2,8 +2,9 @@
 // default as docs/reference.md's annotation table states it, the docs/user-guide.md section that documents it, and how
 // a present value is read (with the warning for an invalid one). Read by annotations.ts, pause.ts, requests.ts and
 // values-from.ts; test/unit/catalogues.test.ts checks the docs against it. Pure; never reads a CR itself.
-import { parseDuration } from '../../config/duration.js';
+
 import { VALUES_FROM_ANNOTATION } from '../../config/values-from.js';
+import { parseDuration } from '../../core/duration.js';
 import { parseHelmTimeout } from '../../helm/timeout.js';
 
 export const ANNOTATION_PREFIX = 'helm.sdk.operatorframework.io/';

@@ -2,8 +2,9 @@
 // `--timeout`, and a run still going after stillRunningAfterMs(timeout) is made visible once per run: a Normal
 // HelmStillRunning event, Reconciling=True/HelmStillRunning in the status and a log line. Built per reconcile by
 // reconcile-helm.ts. A notice never fails a helm call; the call waits for its status write only.
-import { formatDuration } from '../../config/duration.js';
+
 import type { Clock } from '../../core/clock.js';
+import { formatDuration } from '../../core/duration.js';
 import { errFields } from '../../core/error-fields.js';
 import type { HelmMiddleware, ReleaseCommand } from '../../helm/middleware.js';
 import { stillRunningAfterMs } from '../../helm/timeout.js';

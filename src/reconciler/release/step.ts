@@ -1,56 +1,38 @@
 // The helm step of a reconcile, as a story: read the release's named state (state.ts), leave one of another chart,
 // mark it in flight, recover a Locked release, then install, check a release to adopt (adoption.ts), upgrade (through the chart rollout's
-// gate) or do nothing as decide.ts says. A
-// failure is recorded in the status draft, with the release deployed after its remediation (a rollback is a new
-// revision), and thrown for a retry after the release backoff. Called by reconciler.ts.
+// gate) or do nothing as decide.ts says. What an action runs with is action-context.ts'; a failure is recorded by
+// step-failure.ts and thrown for a retry after the release backoff. Called by reconciler.ts.
 
 import type { RolloutHold } from '../../chart-rollout/gate.js';
-import { errFields } from '../../core/error-fields.js';
 import type { HistorySummary } from '../../helm/history.js';
 import type { Release } from '../../helm/types.js';
-import { FINGERPRINT_LABEL, type NamedState, releaseState, unmanagedMessage } from '../../records/release-state.js';
-import { failureMessage } from '../classify.js';
+import { type NamedState, releaseState, unmanagedMessage } from '../../records/release-state.js';
 import type { ChartDigestMemo } from '../inputs/chart-digest-memo.js';
 import type { Inputs } from '../inputs/inputs.js';
-import { droppedMessage, type LoadedChartMemo } from '../inputs/loaded-chart.js';
 import type { HelmReconcilerOptions } from '../options.js';
-import { retryAfterFailure } from '../retry.js';
 import { chartDriven, throughRollout } from '../rollout/step.js';
 import type { ReconcileRun } from '../run.js';
 import { forceHandled, withHandled } from '../start/requests.js';
-import { markFailed, markIrreconcilable } from '../status/draft.js';
-import { withDeployedRelease } from '../status/status.js';
-import type { StatusReleaseMemo } from '../status/status-manifest.js';
+import { markIrreconcilable } from '../status/draft.js';
 import type { HelmAppStatus, ReleaseAction } from '../types.js';
-import { type ActionContext, summary } from './action.js';
+import type { ActionContext } from './action.js';
+import { actionContext, type ContextDeps, overrideEvents, withLoadedChart } from './action-context.js';
 import { type Adoption, type AdoptionDeps, adoptionStep } from './adoption.js';
-import { actionForState, type Decision, failedStepCondition } from './decide.js';
+import { actionForState, type Decision } from './decide.js';
 import { assertNotInFlight, whileInFlight } from './in-flight.js';
 import { install } from './install.js';
-import { reconcileHelm } from './reconcile-helm.js';
 import { recoverPending } from './recover.js';
-import { actionFailure } from './remediation-error.js';
 import { readRelease, type StateDeps } from './state.js';
+import { afterFailure, type FailureDeps, failed } from './step-failure.js';
 import { upgrade } from './upgrade.js';
 
 export interface StepDeps
   extends StateDeps,
     AdoptionDeps,
-    Pick<
-      HelmReconcilerOptions,
-      | 'watch'
-      | 'helm'
-      | 'events'
-      | 'clock'
-      | 'inFlight'
-      | 'postRenderArgs'
-      | 'chartRollout'
-      | 'releaseBackoff'
-      | 'suppressOverrideValues'
-    > {
+    ContextDeps,
+    FailureDeps,
+    Pick<HelmReconcilerOptions, 'events' | 'inFlight' | 'chartRollout'> {
   readonly chartDigest: ChartDigestMemo;
-  readonly loadedChart: LoadedChartMemo;
-  readonly statusRelease: StatusReleaseMemo;
 }
 
 /** What the helm step did: the action, the records' summary it acted on, its result (none for 'none'), a rollout hold. */
@@ -169,84 +151,4 @@ function checkToAdopt(
   const inline = !chartDriven({ deployed: stored, values: ctx.values, force: false });
   const { fingerprint, secrets } = facts.inputs;
   return adoptionStep(ctx, run, d, { deployed: stored, fingerprint, secrets, inline });
-}
-
-function actionContext(run: ReconcileRun, d: StepDeps, inputs: Inputs): ActionContext {
-  const { cr, log, signal } = run;
-  const { options } = run.annotations;
-  return {
-    release: run.name,
-    namespace: run.namespace,
-    chart: d.watch.chart,
-    names: [d.chartName],
-    values: inputs.values,
-    labels: { [FINGERPRINT_LABEL]: inputs.fingerprint },
-    ...(d.postRenderArgs ? { postRenderArgs: d.postRenderArgs(cr) } : {}),
-    options,
-    // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
-    helm: reconcileHelm({
-      helm: d.helm,
-      run,
-      timeoutMs: options.helmTimeoutMs,
-      clock: d.clock,
-      secrets: inputs.secrets,
-    }),
-    releases: d.releases,
-    log,
-    note: run.note,
-    signal,
-  };
-}
-
-/**
- * Records a failed helm step in the status (Irreconcilable for a chart that no longer renders with these values,
- * else ReleaseFailed) and returns the error to throw: retry after the release backoff; as is when aborted.
- */
-function failed(run: ReconcileRun, d: StepDeps, step: { action: ReleaseAction; err: unknown }, base: HelmAppStatus) {
-  if (run.signal.aborted) return step.err;
-  const message = failureMessage(step.err);
-  const failed = markFailed(run, base, failedStepCondition(step.action, actionFailure(step.err), message));
-  const backoff = d.releaseBackoff ? { backoff: d.releaseBackoff } : {};
-  return retryAfterFailure({ key: run.key, message, cause: step.err, failures: failed.failures ?? 1, ...backoff });
-}
-
-/**
- * `base` with status.deployedRelease as Helm's records show it after a failure: the rollback of a failed upgrade is
- * a new deployed revision, and a failed install that was uninstalled leaves none. Unchanged when the records cannot
- * be read (or the reconcile was aborted): the failure is what the status reports then.
- */
-async function afterFailure(
-  ctx: ActionContext,
-  run: ReconcileRun,
-  d: StepDeps,
-  inputs: Inputs,
-  base: HelmAppStatus,
-): Promise<HelmAppStatus> {
-  if (run.signal.aborted) return base;
-  try {
-    const { deployed } = await summary(ctx);
-    const shown = run.updater.shown.deployedRelease;
-    return withDeployedRelease(base, deployed && d.statusRelease.get(run.key, deployed, inputs.secrets, shown));
-  } catch (err) {
-    run.log.debug({ release: ctx.release, err: errFields(err) }, 'Cannot read the release after its failure');
-    return base;
-  }
-}
-
-/**
- * `ctx` with the chart folder helm's CLI is handed (loaded-chart.ts): a copy without the declared dependencies helm's
- * library does not load, which a DependencyDropped warning names, or the chart itself.
- */
-async function withLoadedChart(ctx: ActionContext, run: ReconcileRun, d: StepDeps): Promise<ActionContext> {
-  const chart = await d.loadedChart.get({ signal: ctx.signal });
-  if (chart.dropped.length > 0) run.note('Warning', 'DependencyDropped', droppedMessage(chart));
-  return { ...ctx, chart: chart.path };
-}
-
-function overrideEvents(run: ReconcileRun, d: StepDeps): void {
-  for (const [k, v] of Object.entries(d.watch.overrideValues)) {
-    const shown = d.suppressOverrideValues ? '****' : v;
-    const message = `Chart value ${JSON.stringify(k)} overridden to ${JSON.stringify(shown)} by operator's watches.yaml`;
-    run.note('Warning', 'OverrideValuesInUse', message);
-  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { ConfigError } from './errors.js';
 
 describe('parseDuration', () => {
   describe('when the text is a Go duration', () => {

@@ -1,7 +1,7 @@
 // Go durations ("300ms", "1.5h", "2h45m") as milliseconds, with Go's `time.ParseDuration` grammar and limits.
 // Used by the watches loader (`reconcilePeriod`) and by anything that reads a Go-style duration flag or annotation.
 // Pure: never reads the clock or the environment.
-import { ConfigError } from '../core/errors.js';
+import { ConfigError } from './errors.js';
 
 /** Nanoseconds per unit, as in Go's `time` package (both micro signs are accepted, like Go). */
 const UNIT_NS: ReadonlyMap<string, bigint> = new Map([
