@@ -19,17 +19,14 @@ export interface ContextDeps
 }
 
 export function actionContext(run: ReconcileRun, d: ContextDeps, inputs: Inputs): ActionContext {
-  const { cr, log, signal } = run;
   const { options } = run.annotations;
   return {
-    release: run.name,
-    namespace: run.namespace,
+    run,
     chart: d.watch.chart,
     names: [d.chartName],
     values: inputs.values,
     labels: { [FINGERPRINT_LABEL]: inputs.fingerprint },
-    ...(d.postRenderArgs ? { postRenderArgs: d.postRenderArgs(cr) } : {}),
-    options,
+    ...(d.postRenderArgs ? { postRenderArgs: d.postRenderArgs(run.cr) } : {}),
     // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
     helm: reconcileHelm({
       helm: d.helm,
@@ -39,9 +36,6 @@ export function actionContext(run: ReconcileRun, d: ContextDeps, inputs: Inputs)
       secrets: inputs.secrets,
     }),
     releases: d.releases,
-    log,
-    note: run.note,
-    signal,
   };
 }
 
@@ -50,7 +44,7 @@ export function actionContext(run: ReconcileRun, d: ContextDeps, inputs: Inputs)
  * library does not load, which a DependencyDropped warning names, or the chart itself.
  */
 export async function withLoadedChart(ctx: ActionContext, run: ReconcileRun, d: ContextDeps): Promise<ActionContext> {
-  const chart = await d.loadedChart.get({ signal: ctx.signal });
+  const chart = await d.loadedChart.get({ signal: ctx.run.signal });
   if (chart.dropped.length > 0) run.note('Warning', 'DependencyDropped', droppedMessage(chart));
   return { ...ctx, chart: chart.path };
 }

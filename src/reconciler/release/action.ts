@@ -1,19 +1,23 @@
-// What the helm actions of one reconcile share: their context (the release, chart, values, record labels, the
-// per-reconcile helm client, the records reader, the log and events), the parameters install and upgrade both hand
-// helm, and the events they note (UnknownField, ServerSideApplyRefused). Used by install.ts, upgrade.ts, recover.ts
-// and step.ts; never runs helm itself.
-import type { Logger } from '../../core/logger.js';
+// What the helm actions of one reconcile share: their context (the run they read the release, log, events, signal
+// and options from; the chart, values, record labels, the per-reconcile helm client, the records reader), the
+// parameters install and upgrade both hand helm, and the events they note (UnknownField, ServerSideApplyRefused).
+// Used by install.ts, upgrade.ts, recover.ts and step.ts; never runs helm itself.
 import type { HistorySummary } from '../../helm/history.js';
 import { splitManifest } from '../../helm/manifest.js';
 import type { AppliedRelease, HelmClient, Release } from '../../helm/types.js';
 import { summaryOf } from '../../records/release-state.js';
 import type { ReleaseReader } from '../../records/types.js';
 import { failureMessage } from '../classify.js';
-import type { ReleaseOptions } from '../types.js';
+import type { DraftRun } from '../run.js';
+
+/**
+ * What an action reads of its reconcile's run, not copied: the release (the CR's name and namespace), the log, the
+ * CR's events, the signal, and the release options of its annotations.
+ */
+export type ActionRun = Pick<DraftRun, 'name' | 'namespace' | 'log' | 'note' | 'signal' | 'annotations'>;
 
 export interface ActionContext {
-  readonly release: string;
-  readonly namespace: string;
+  readonly run: ActionRun;
   readonly chart: string;
   /** Names never redacted from helm's words (the chart's; the release and namespace are always kept). */
   readonly names: readonly string[];
@@ -21,13 +25,8 @@ export interface ActionContext {
   readonly labels: Readonly<Record<string, string>>;
   /** The post-renderer's per-call arguments (which CR owns the objects). @default none */
   readonly postRenderArgs?: readonly string[];
-  readonly options: ReleaseOptions;
   readonly helm: HelmClient;
   readonly releases: ReleaseReader;
-  readonly log: Logger;
-  /** Records what the operator did (Normal) or had to undo (Warning), for events. */
-  readonly note: (type: 'Normal' | 'Warning', reason: string, message: string) => void;
-  readonly signal: AbortSignal;
 }
 
 /**
@@ -42,8 +41,8 @@ export function appliedClientSide(release: Pick<Release, 'applyMethod'>): boolea
 /** What install and upgrade both hand helm: the release, the chart, its values, the record labels, the post-renderer. */
 export function renderParams(ctx: ActionContext) {
   return {
-    release: ctx.release,
-    namespace: ctx.namespace,
+    release: ctx.run.name,
+    namespace: ctx.run.namespace,
     chart: ctx.chart,
     values: ctx.values,
     labels: ctx.labels,
@@ -62,7 +61,7 @@ export function objectNames(manifest: string): string[] {
 }
 
 export async function summary(ctx: ActionContext): Promise<HistorySummary> {
-  const history = await ctx.releases.history(ctx.namespace, ctx.release, { signal: ctx.signal });
+  const history = await ctx.releases.history(ctx.run.namespace, ctx.run.name, { signal: ctx.run.signal });
   return summaryOf(history);
 }
 
@@ -71,9 +70,9 @@ export async function summary(ctx: ActionContext): Promise<HistorySummary> {
  * the action runs again with client-side apply, which helm 4 then keeps for the release ("auto").
  */
 export function noteClientSide(ctx: ActionContext, action: 'install' | 'upgrade', err: unknown): void {
-  const message = `helm's server-side apply refused an object of release ${ctx.release} (${failureMessage(err)}); running the ${action} again with client-side apply, as helm 3 does`;
-  ctx.note('Warning', 'ServerSideApplyRefused', message);
-  ctx.log.info({ release: ctx.release, action }, 'Retrying with client-side apply');
+  const message = `helm's server-side apply refused an object of release ${ctx.run.name} (${failureMessage(err)}); running the ${action} again with client-side apply, as helm 3 does`;
+  ctx.run.note('Warning', 'ServerSideApplyRefused', message);
+  ctx.run.log.info({ release: ctx.run.name, action }, 'Retrying with client-side apply');
 }
 
 /**
@@ -86,10 +85,10 @@ export function noteUnknownFields(ctx: ActionContext, result: AppliedRelease): v
     for (const obj of objects.length === 0 ? [''] : objects) byObject.set(obj, [...(byObject.get(obj) ?? []), field]);
   }
   for (const [obj, fields] of byObject) {
-    const what = obj === '' ? `an object of release ${ctx.release}` : `${obj} of release ${ctx.release}`;
+    const what = obj === '' ? `an object of release ${ctx.run.name}` : `${obj} of release ${ctx.run.name}`;
     const list = fields.map((f) => `"${f}"`).join(', ');
     const noun = fields.length === 1 ? 'field' : 'fields';
-    ctx.note('Warning', 'UnknownField', `The API server ignored unknown ${noun} ${list} of ${what}`);
+    ctx.run.note('Warning', 'UnknownField', `The API server ignored unknown ${noun} ${list} of ${what}`);
   }
 }
 

@@ -65,7 +65,7 @@ export async function adoptionStep(
     const check = (signal: AbortSignal) => renderAndCompare(ctx, run, d, facts, signal);
     if (d.adoptInBackground && !facts.inline) {
       if (!d.adoption.pending(key, ident)) {
-        run.log.debug({ release: ctx.release, revision: deployed.version }, 'Adoption check queued');
+        run.log.debug({ release: ctx.run.name, revision: deployed.version }, 'Adoption check queued');
       }
       d.adoption.schedule(key, ident, check);
       return 'pending';
@@ -73,16 +73,16 @@ export async function adoptionStep(
     verdict = await check(run.signal);
     if (verdict.kind !== 'failed') d.adoption.record(key, ident, verdict); // a failure: the retry checks again
   }
-  if (verdict.kind === 'failed') throw new AdoptionCheckError(ctx.release, verdict.error);
+  if (verdict.kind === 'failed') throw new AdoptionCheckError(ctx.run.name, verdict.error);
   if (verdict.kind === 'differs') {
     const first = verdict.first;
-    run.log.info({ release: ctx.release, revision: deployed.version, differs: first }, 'Release differs, upgrading');
+    run.log.info({ release: ctx.run.name, revision: deployed.version, differs: first }, 'Release differs, upgrading');
     return 'upgrade';
   }
   await label(ctx, run, d, deployed, facts.fingerprint);
   d.adoption.markAdopted(key, ident);
-  run.log.info({ release: ctx.release, revision: deployed.version }, 'Adopted release');
-  run.note('Normal', 'ReleaseAdopted', adoptedMessage(ctx.release, deployed.version));
+  run.log.info({ release: ctx.run.name, revision: deployed.version }, 'Adopted release');
+  run.note('Normal', 'ReleaseAdopted', adoptedMessage(ctx.run.name, deployed.version));
   return 'adopted';
 }
 
@@ -105,14 +105,14 @@ async function renderAndCompare(
   try {
     const chart = await d.loadedChart.get({ signal });
     const rendered = await d.helm.dryRunUpgrade({
-      release: ctx.release,
-      namespace: ctx.namespace,
+      release: ctx.run.name,
+      namespace: ctx.run.namespace,
       chart: chart.path,
       values: ctx.values,
       dryRun: serverSide(d.watch.dryRunOption) ? 'server' : 'client',
       names: [...ctx.names, ...objectNames(deployed.manifest)],
       secrets: facts.secrets,
-      timeoutMs: ctx.options.helmTimeoutMs,
+      timeoutMs: ctx.run.annotations.options.helmTimeoutMs,
       signal,
     });
     const c = compareRendering(deployed.manifest, rendered.manifest, marksOf(run, d.chartName));
@@ -147,10 +147,10 @@ function marksOf(run: ReconcileRun, chart: string): OwnMarks {
 async function label(ctx: ActionContext, run: ReconcileRun, d: AdoptionDeps, deployed: Release, fingerprint: string) {
   if (!d.labelRecord) return;
   try {
-    await d.labelRecord(ctx.namespace, ctx.release, deployed.version, ctx.labels, run.signal);
+    await d.labelRecord(ctx.run.namespace, ctx.run.name, deployed.version, ctx.labels, run.signal);
   } catch (err) {
     if (run.signal.aborted) throw err;
-    const fields = { release: ctx.release, revision: deployed.version, fingerprint, err: errFields(err) };
+    const fields = { release: ctx.run.name, revision: deployed.version, fingerprint, err: errFields(err) };
     run.log.warn(fields, 'Cannot label the adopted release record');
   }
 }

@@ -16,10 +16,10 @@ import {
 import { RemediationFailedError } from './remediation-error.js';
 
 export async function install(ctx: ActionContext, state: HistorySummary): Promise<Release> {
-  const { release, namespace, signal } = ctx;
+  const { name: release, namespace, signal } = ctx.run;
   if (state.latest) {
     // A release without a deployed revision (a failed install) is removed so that the install starts clean.
-    ctx.log.info({ release, status: state.latest.info.status }, 'Removing release without a deployed revision');
+    ctx.run.log.info({ release, status: state.latest.info.status }, 'Removing release without a deployed revision');
     await ctx.helm.uninstall({ release, namespace, signal });
   }
   let clientSideApply = false;
@@ -27,11 +27,11 @@ export async function install(ctx: ActionContext, state: HistorySummary): Promis
     try {
       const result = await ctx.helm.install({
         ...renderParams(ctx),
-        disableHooks: ctx.options.installDisableHooks,
+        disableHooks: ctx.run.annotations.options.installDisableHooks,
         clientSideApply,
         signal,
       });
-      ctx.note('Normal', 'InstallSucceeded', `Installed release ${release} revision ${result.version}`);
+      ctx.run.note('Normal', 'InstallSucceeded', `Installed release ${release} revision ${result.version}`);
       noteUnknownFields(ctx, result);
       return result;
     } catch (err) {
@@ -41,22 +41,22 @@ export async function install(ctx: ActionContext, state: HistorySummary): Promis
         noteClientSide(ctx, 'install', err);
         continue;
       }
-      ctx.note('Warning', 'InstallFailed', `Install of release ${release} failed: ${failureMessage(err)}`);
+      ctx.run.note('Warning', 'InstallFailed', `Install of release ${release} failed: ${failureMessage(err)}`);
       throw undo ? new RemediationFailedError(err, 'uninstall', undo.error) : err;
     }
   }
 }
 
 async function uninstallFailedInstall(ctx: ActionContext): Promise<RemediationResult> {
-  const { release, namespace, signal } = ctx;
+  const { name: release, namespace, signal } = ctx.run;
   try {
     const after = await summary(ctx);
     if (!after.latest) return undefined; // helm failed before recording anything (e.g. a render error)
     await ctx.helm.uninstall({ release, namespace, signal });
-    ctx.log.info({ release }, 'Uninstalled failed install');
+    ctx.run.log.info({ release }, 'Uninstalled failed install');
     return undefined;
   } catch (err) {
-    ctx.log.warn({ release, err: errFields(err) }, 'Could not uninstall failed install');
+    ctx.run.log.warn({ release, err: errFields(err) }, 'Could not uninstall failed install');
     return { error: err };
   }
 }

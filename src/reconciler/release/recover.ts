@@ -13,20 +13,24 @@ import { type ActionContext, summary } from './action.js';
 export async function recoverPending(ctx: ActionContext, state: HistorySummary): Promise<HistorySummary> {
   const latest = state.latest;
   if (!latest || !isPending(latest.info.status)) return state;
-  const { release, namespace, signal } = ctx;
+  const { name: release, namespace, signal } = ctx.run;
   const from = latest.info.status;
   if (from === 'pending-install' || !state.deployed) {
     await ctx.helm.uninstall({ release, namespace, signal });
-    ctx.note('Warning', 'ReleaseRecovered', `Release ${release} was stuck in ${from}; uninstalled it to install again`);
+    ctx.run.note(
+      'Warning',
+      'ReleaseRecovered',
+      `Release ${release} was stuck in ${from}; uninstalled it to install again`,
+    );
   } else {
     const revision = state.deployed.version;
-    await ctx.helm.rollback({ release, namespace, revision, force: ctx.options.rollbackForce, signal });
-    ctx.note(
+    await ctx.helm.rollback({ release, namespace, revision, force: ctx.run.annotations.options.rollbackForce, signal });
+    ctx.run.note(
       'Warning',
       'ReleaseRecovered',
       `Release ${release} was stuck in ${from}; rolled back to revision ${revision}`,
     );
   }
-  ctx.log.info({ release, from }, 'Recovered stuck release');
+  ctx.run.log.info({ release, from }, 'Recovered stuck release');
   return summary(ctx);
 }

@@ -41,18 +41,20 @@ function context(fail: { install?: Error; upgrade?: Error; uninstall?: Error; ro
   } satisfies Partial<HelmClient>;
   const controller = new AbortController();
   const ctx: ActionContext = {
-    release: 'web',
-    namespace: 'apps',
+    run: {
+      name: 'web',
+      namespace: 'apps',
+      annotations: { periodMs: 0, options: releaseOptions(undefined), paused: false },
+      log: silentLogger,
+      note: (type, reason) => notes.push(`${type}:${reason}`),
+      signal: controller.signal,
+    },
     names: [],
     chart: '/charts/nginx',
     values: {},
     labels: {},
-    options: releaseOptions(undefined),
     helm: helm as unknown as HelmClient,
     releases: { history: async () => history.map((release) => ({ release, labels: {} })) },
-    log: silentLogger,
-    note: (type, reason) => notes.push(`${type}:${reason}`),
-    signal: controller.signal,
   };
   return { ctx, calls, notes, history, controller };
 }

@@ -54,7 +54,7 @@ export async function afterFailure(
     const shown = run.updater.shown.deployedRelease;
     return withDeployedRelease(base, deployed && d.statusRelease.get(run.key, deployed, inputs.secrets, shown));
   } catch (err) {
-    run.log.debug({ release: ctx.release, err: errFields(err) }, 'Cannot read the release after its failure');
+    run.log.debug({ release: ctx.run.name, err: errFields(err) }, 'Cannot read the release after its failure');
     return base;
   }
 }

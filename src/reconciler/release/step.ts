@@ -112,23 +112,23 @@ async function helmStep(
       const staged = await withLoadedChart(ctx, run, d);
       overrideEvents(run, d);
       const result = await install(staged, summary);
-      ctx.log.info({ release: ctx.release, revision: result.version }, 'Installed release');
+      ctx.run.log.info({ release: ctx.run.name, revision: result.version }, 'Installed release');
       return { action, summary, result };
     }
     // A chart-driven upgrade waits for its turn in the chart rollout (chart-rollout/gate.ts); the CR's own never does.
     const { deployed } = summary;
-    const digest = () => d.chartDigest.get({ signal: ctx.signal });
+    const digest = () => d.chartDigest.get({ signal: ctx.run.signal });
     const rollout = { gate: d.chartRollout, key: run.key, force: facts.force, values: ctx.values, digest };
     const stored = named.history.find((h) => h.release === deployed);
-    const gated = await throughRollout({ ...rollout, deployed: stored, signal: ctx.signal }, async () => {
+    const gated = await throughRollout({ ...rollout, deployed: stored, signal: ctx.run.signal }, async () => {
       const staged = await withLoadedChart(ctx, run, d);
       overrideEvents(run, d);
       return upgrade(staged, deployed);
     });
     if ('hold' in gated) return { action: 'none', summary, hold: gated.hold };
     const result = gated.value;
-    const force = ctx.options.upgradeForce;
-    ctx.log.info({ release: ctx.release, revision: result.version, force }, 'Upgraded release');
+    const force = ctx.run.annotations.options.upgradeForce;
+    ctx.run.log.info({ release: ctx.run.name, revision: result.version, force }, 'Upgraded release');
     return { action, summary, result };
   } catch (err) {
     return { action, err };

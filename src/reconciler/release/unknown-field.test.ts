@@ -16,18 +16,20 @@ const applied = (version: number, unknownFields?: AppliedRelease['unknownFields'
 function context(helm: FakeHelm) {
   const notes: { type: string; reason: string; message: string }[] = [];
   const ctx: ActionContext = {
-    release: 'web',
-    namespace: 'apps',
+    run: {
+      name: 'web',
+      namespace: 'apps',
+      annotations: { periodMs: 0, options: releaseOptions(undefined), paused: false },
+      log: silentLogger,
+      note: (type, reason, message) => notes.push({ type, reason, message }),
+      signal: new AbortController().signal,
+    },
     names: [],
     chart: '/charts/nginx',
     values: { password: 'hunter2-very-secret' },
     labels: {},
-    options: releaseOptions(undefined),
     helm,
     releases: { history: async () => [] },
-    log: silentLogger,
-    note: (type, reason, message) => notes.push({ type, reason, message }),
-    signal: new AbortController().signal,
   };
   return { ctx, notes };
 }

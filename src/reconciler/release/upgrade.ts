@@ -17,19 +17,19 @@ import {
 import { RemediationFailedError } from './remediation-error.js';
 
 export async function upgrade(ctx: ActionContext, deployed: Release): Promise<Release> {
-  const { release, signal } = ctx;
+  const { name: release, signal } = ctx.run;
   let clientSideApply = appliedClientSide(deployed);
   for (;;) {
     try {
       const result = await ctx.helm.upgrade({
         ...renderParams(ctx),
         names: [...ctx.names, ...objectNames(deployed.manifest)],
-        force: ctx.options.upgradeForce,
-        disableHooks: ctx.options.upgradeDisableHooks,
+        force: ctx.run.annotations.options.upgradeForce,
+        disableHooks: ctx.run.annotations.options.upgradeDisableHooks,
         clientSideApply,
         signal,
       });
-      ctx.note('Normal', 'UpgradeSucceeded', `Upgraded release ${release} to revision ${result.version}`);
+      ctx.run.note('Normal', 'UpgradeSucceeded', `Upgraded release ${release} to revision ${result.version}`);
       noteUnknownFields(ctx, result);
       return result;
     } catch (err) {
@@ -39,7 +39,7 @@ export async function upgrade(ctx: ActionContext, deployed: Release): Promise<Re
         noteClientSide(ctx, 'upgrade', err);
         continue;
       }
-      ctx.note('Warning', 'UpgradeFailed', `Upgrade of release ${release} failed: ${failureMessage(err)}`);
+      ctx.run.note('Warning', 'UpgradeFailed', `Upgrade of release ${release} failed: ${failureMessage(err)}`);
       const undo = signal.aborted ? undefined : await rollbackFailedUpgrade(ctx, deployed);
       throw undo ? new RemediationFailedError(err, 'rollback', undo.error) : err;
     }
@@ -47,7 +47,7 @@ export async function upgrade(ctx: ActionContext, deployed: Release): Promise<Re
 }
 
 async function rollbackFailedUpgrade(ctx: ActionContext, deployed: Release): Promise<RemediationResult> {
-  const { release, namespace, signal } = ctx;
+  const { name: release, namespace, signal } = ctx.run;
   try {
     const after = await summary(ctx);
     // Nothing to undo when helm recorded no new revision (a render error) or the deployed one is still the latest.
@@ -58,16 +58,20 @@ async function rollbackFailedUpgrade(ctx: ActionContext, deployed: Release): Pro
       release,
       namespace,
       revision,
-      force: ctx.options.rollbackForce,
+      force: ctx.run.annotations.options.rollbackForce,
       clientSideApply,
       signal,
     });
-    ctx.note('Normal', 'RolledBack', `Rolled back release ${release} to revision ${revision} after the failed upgrade`);
-    ctx.log.info({ release, revision }, 'Rolled back release');
+    ctx.run.note(
+      'Normal',
+      'RolledBack',
+      `Rolled back release ${release} to revision ${revision} after the failed upgrade`,
+    );
+    ctx.run.log.info({ release, revision }, 'Rolled back release');
     return undefined;
   } catch (err) {
-    ctx.note('Warning', 'RollbackFailed', `Rollback of release ${release} failed: ${failureMessage(err)}`);
-    ctx.log.warn({ release, err: errFields(err) }, 'Error rolling back release');
+    ctx.run.note('Warning', 'RollbackFailed', `Rollback of release ${release} failed: ${failureMessage(err)}`);
+    ctx.run.log.warn({ release, err: errFields(err) }, 'Error rolling back release');
     return { error: err };
   }
 }
