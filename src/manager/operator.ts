@@ -30,7 +30,9 @@ import { Uninstaller } from '../uninstall/uninstaller.js';
 import { runGroup } from './group.js';
 import { processHelm } from './process-helm.js';
 import { watchReconciler } from './reconciler.js';
+import { shardedCrs } from './shard-crs.js';
 import { type ShardOwnership, shardGate } from './shard-gate.js';
+import type { ShardInformers } from './shard-informers.js';
 import { warmUp, warmUpOwner } from './warm-up.js';
 
 export interface OperatorOptions {
@@ -133,7 +135,7 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     const name = `${watch.kind.toLowerCase()}-controller`;
     const logger = o.logger.child({ controller: name });
     // The CR informers, by namespace ('' = all namespaces, or a cluster-scoped kind): reconciles read from them.
-    const informers = new InformerSet<Informer>(resource.namespaced);
+    const informers = new InformerSet<Informer | ShardInformers>(resource.namespaced);
     const gate = o.shards && shardGate({ shards: o.shards, cached: informers.getKey.bind(informers) });
     const workers = watch.maxConcurrentReconciles ?? o.maxConcurrentReconciles;
     const limits = o.chartRollout ?? { maxConcurrent: 2, maxFailures: 0 };
@@ -190,17 +192,22 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
     adoption.onWake((key) => controller.enqueue(key)); // its check is done: adopt or upgrade
     const namespaces = resource.namespaced ? o.namespaces : [''];
     for (const namespace of namespaces) {
-      const informer = new Informer({
-        client: transformingClient(o.kube), // without managedFields
-        resource,
-        namespace,
-        ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}),
-        clock: o.clock,
-        onEvent: (e) => {
-          if (e.type === 'error') logger.warn({ namespace, phase: e.phase, err: errFields(e.error) }, 'Watch error');
-          else if (e.type === 'list') logger.debug({ gvk: gvkText, namespace, items: e.items }, 'Informer listed');
-        },
-      });
+      const newInformer = (labelSelector: string | undefined) =>
+        new Informer({
+          client: transformingClient(o.kube), // without managedFields
+          resource,
+          namespace,
+          ...(labelSelector ? { labelSelector } : {}),
+          clock: o.clock,
+          onEvent: (e) => {
+            if (e.type === 'error') logger.warn({ namespace, phase: e.phase, err: errFields(e.error) }, 'Watch error');
+            else if (e.type === 'list') logger.debug({ gvk: gvkText, namespace, items: e.items }, 'Informer listed');
+          },
+        });
+      // Sharding: one informer per shard held, and the labeller of the CRs without a shard (shard-informers.ts).
+      const sharded = o.shards && shardedCrs({ ...o, shards: o.shards, resource, watch, newInformer, logger });
+      if (sharded) controller.addSource(sharded.labeller);
+      const informer = sharded?.informers ?? newInformer(watch.labelSelector);
       informer.addEventHandler(crEventHandler({ gvk, controller, logger, metrics: o.metrics }));
       // A referenced object's change is new input, like a new spec: a prompt attempt, backoff reset.
       const reconcileNow = (key: string) => {
@@ -223,11 +230,6 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       const chartPath = (signal: AbortSignal) => reconciler.chartForRender(signal);
       controller.addSource(warmUp({ ...source, chartPath, watcher: depends, prepare }));
     }
-    // Taking a shard reconciles its CRs: the informers saw them while it was not ours.
-    o.shards?.onAcquired((shard) => {
-      for (const informer of informers.values())
-        for (const key of gate?.keysOf(shard, informer.list()) ?? []) controller.enqueue(key);
-    });
     logger.info({ gvk: gvkText, chart: watch.chart, namespaces }, 'Watching resource');
     controllers.push(controller);
     byGroupKind.set(watch.group ? `${watch.kind}.${watch.group}` : watch.kind, controller);
