@@ -2,7 +2,7 @@
 // replica added, then each restarted with the new count, highest ordinal first, as a StatefulSet rolls) and 3 → 2 (the
 // last replica gone, the others restarted), with spec changes and new CRs throughout. Nothing is reconciled by two
 // replicas at once, no CR is left without a shard, and every CR's newest spec is deployed. Also: an unlabelled CR
-// created while every replica runs is labelled and Deployed within 2 s.
+// created while every replica runs is labelled and Deployed within 2 s, and a label set by hand is kept.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { shardOf } from '../../../src/leader/shard-hash.js';
 import { SHARD_LABEL } from '../../../src/leader/shard-label.js';
@@ -160,6 +160,26 @@ describe('shard count 3 → 4, as a rolling restart', () => {
       expect(deployedMs).toBeLessThan(2_000);
     }
     process.stdout.write(`shard-count: unlabelled CR → ${took.join('; ')}\n`);
+
+    // A label set by hand is kept, whatever the uid hashes to, and decides who reconciles the CR.
+    const byHand = await Promise.all(
+      [0, 1, 2].map((shard) =>
+        w.crs.create(`by-hand-${shard}`, { round: 1 }, { labels: { [SHARD_LABEL]: String(shard) } }),
+      ),
+    );
+    await expect
+      .poll(
+        async () => (await w.list()).filter((cr) => cr.metadata.name.startsWith('by-hand-') && deployed(cr, 1)).length,
+        POLL,
+      )
+      .toBe(3);
+    for (const [shard, cr] of byHand.entries()) {
+      expect((await w.crs.get(cr.metadata.name)).metadata.labels?.[SHARD_LABEL]).toBe(String(shard));
+      const installedBy = w.all.filter((op) =>
+        logLines(op).some((l) => l.msg === 'Installed release' && l.name === cr.metadata.name),
+      );
+      expect(installedBy).toEqual([w.byIndex.get(shard)]);
+    }
   }, 180_000);
 
   it('keeps every CR in one shard, reconciled by one replica at a time, while the count goes to 4', async () => {
