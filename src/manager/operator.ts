@@ -1,6 +1,7 @@
 // Builds and runs the operator's controllers from validated options: one controller per watches.yaml entry, each
-// fed by one informer per watched namespace (crEventHandler), reconciling through HelmReconciler, plus the
-// dependent watcher. Called by the manager (manager.ts) once it may lead; never reads process.* or exits.
+// fed by one informer per watched namespace (with sharding: per namespace and shard held, shard-crs.ts), reconciling
+// through HelmReconciler, plus the dependent watcher. Called by the manager (manager.ts) once it may lead; never
+// reads process.* or exits.
 import { Informer } from '../cache/informer.js';
 import { InformerSet } from '../cache/informer-set.js';
 import { keyOf } from '../cache/store.js';
