@@ -3,6 +3,8 @@ import type { KubeObject } from '../kube/types.js';
 import { shardOf } from './shard-hash.js';
 import {
   labelledShard,
+  rebalanceTarget,
+  SHARD_COUNT_ANNOTATION,
   SHARD_LABEL,
   shardOfCr,
   shardSelector,
@@ -41,5 +43,22 @@ describe('the shard label', () => {
     expect(shardSelector('app=x', 1)).toBe(`app=x,${SHARD_LABEL}=1`);
     expect(unshardedSelector(undefined, 3)).toBe(`${SHARD_LABEL} notin (0,1,2)`);
     expect(unshardedSelector('app=x', 2)).toBe(`app=x,${SHARD_LABEL} notin (0,1)`);
+  });
+
+  it('moves a CR the operator labelled for a smaller count to its uid hash, and nothing else', () => {
+    const uidMoving = Array.from({ length: 50 }, (_, i) => `u-${i}`).find((u) => shardOf(u, 3) !== shardOf(u, 4)) ?? '';
+    const labelled = (count: string | undefined, label = String(shardOf(uidMoving, 3))): KubeObject => ({
+      ...cr(label, uidMoving),
+      metadata: {
+        ...cr(label, uidMoving).metadata,
+        ...(count === undefined ? {} : { annotations: { [SHARD_COUNT_ANNOTATION]: count } }),
+      },
+    });
+    expect(rebalanceTarget(labelled('3'), 4)).toBe(shardOf(uidMoving, 4));
+    expect(rebalanceTarget(labelled(undefined), 4)).toBeUndefined(); // set by hand
+    expect(rebalanceTarget(labelled('4'), 4)).toBeUndefined();
+    expect(rebalanceTarget(labelled('5'), 4)).toBeUndefined(); // a larger count's label: left to the retired move
+    expect(rebalanceTarget(labelled('3', String(shardOf(uidMoving, 4))), 4)).toBeUndefined(); // already there
+    expect(rebalanceTarget(labelled('x'), 4)).toBeUndefined();
   });
 });

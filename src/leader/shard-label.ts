@@ -40,3 +40,29 @@ export function unshardedSelector(base: string | undefined, count: number): stri
   const shards = Array.from({ length: count }, (_, i) => String(i)).join(',');
   return joined(base, `${SHARD_LABEL} notin (${shards})`);
 }
+
+/** The shard count the operator labelled a CR for; absent on a label set by hand (never moved by the operator). */
+export const SHARD_COUNT_ANNOTATION = 'helm.sdk.operatorframework.io/shard-count';
+
+/** The merge patch that puts a CR in `shard` of `count`; it fails with a conflict unless `resourceVersion` is current. */
+export function shardPatch(shard: number, count: number, resourceVersion: string | undefined): object {
+  return {
+    metadata: {
+      labels: { [SHARD_LABEL]: String(shard) },
+      annotations: { [SHARD_COUNT_ANNOTATION]: String(count) },
+      resourceVersion,
+    },
+  };
+}
+
+/**
+ * Where a CR in a shard of `count` moves: its uid hash modulo `count`, when the operator labelled it for a smaller
+ * count; undefined when it stays (a label set by hand, a count as large or larger, or already there).
+ */
+export function rebalanceTarget(obj: KubeObject, count: number): number | undefined {
+  const shard = shardOfCr(obj, count);
+  const was = Number(obj.metadata.annotations?.[SHARD_COUNT_ANNOTATION] ?? Number.NaN);
+  if (shard === undefined || !Number.isSafeInteger(was) || was >= count) return undefined;
+  const target = shardToLabel(obj, count);
+  return target === shard ? undefined : target;
+}

@@ -206,8 +206,11 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
           },
         });
       // Sharding: one informer per shard held, and the labeller of the CRs without a shard (shard-informers.ts).
-      const sharded = o.shards && shardedCrs({ ...o, shards: o.shards, resource, watch, newInformer, logger });
-      if (sharded) controller.addSource(sharded.labeller);
+      const sharded =
+        o.shards &&
+        gate &&
+        shardedCrs({ ...o, shards: o.shards, resource, watch, newInformer, gate, enqueue: controller.enqueue, logger });
+      if (sharded) for (const source of [sharded.labeller, sharded.mover]) controller.addSource(source);
       const informer = sharded?.informers ?? newInformer(watch.labelSelector);
       informer.addEventHandler(crEventHandler({ gvk, controller, logger, metrics: o.metrics }));
       // A referenced object's change is new input, like a new spec: a prompt attempt, backoff reset.

@@ -73,4 +73,30 @@ describe('shardGate', () => {
     expect(await gate.run('ns/one', new AbortController().signal, fn, 'skipped')).toBe('skipped');
     expect(called).toBe(false);
   });
+
+  it('holds a key back: no new reconcile is admitted or run, and the hold resolves once the running one is done', async () => {
+    const { gate } = setup();
+    let finish: () => void = () => undefined;
+    const running = gate.run(
+      'ns/zero',
+      new AbortController().signal,
+      () => new Promise<string>((resolve) => (finish = () => resolve('done'))),
+      'skipped',
+    );
+    let idle = false;
+    const held = gate.hold('ns/zero', new AbortController().signal).then(() => {
+      idle = true;
+    });
+    expect(gate.admit('ns/zero')).toBe(false);
+    expect(await gate.run('ns/zero', new AbortController().signal, async () => 'again', 'skipped')).toBe('skipped');
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    finish();
+    expect(await running).toBe('done');
+    await held;
+    expect(idle).toBe(true);
+    gate.settle('ns/zero');
+    expect(gate.admit('ns/zero')).toBe(true);
+    await gate.hold('ns/one', new AbortController().signal); // nothing running: at once
+  });
 });

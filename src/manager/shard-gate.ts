@@ -19,10 +19,13 @@ export interface ShardGateOptions {
 }
 
 export interface ShardGate {
-  /** True while the key's shard is held. */
+  /** True while the key's shard is held (and the key is not held back). */
   admit(key: string): boolean;
   /** Runs `fn` under the key's shard term; resolves `skipped` without calling it when the shard is not held. */
   run<T>(key: string, signal: AbortSignal, fn: (signal: AbortSignal) => Promise<T>, skipped: T): Promise<T>;
+  /** Admits no reconcile of `key` until `settle(key)`; resolves once none runs (rejects when `signal` aborts). */
+  hold(key: string, signal: AbortSignal): Promise<void>;
+  settle(key: string): void;
 }
 
 export function shardGate(o: ShardGateOptions): ShardGate {
@@ -30,20 +33,43 @@ export function shardGate(o: ShardGateOptions): ShardGate {
     const obj = o.cached(key);
     return obj === undefined ? undefined : shardOfCr(obj, o.shards.count);
   };
+  /** Keys held back (being moved to another shard). */
+  const held = new Set<string>();
+  /** Keys being reconciled → who waits for them to be idle. */
+  const running = new Map<string, (() => void)[]>();
   return {
     admit(key) {
       const shard = shardOfKey(key);
-      return shard !== undefined && o.shards.holds(shard);
+      return shard !== undefined && !held.has(key) && o.shards.holds(shard);
     },
     async run(key, signal, fn, skipped) {
       const shard = shardOfKey(key);
-      const ticket = shard === undefined ? undefined : o.shards.enter(shard);
+      const ticket = shard === undefined || held.has(key) ? undefined : o.shards.enter(shard);
       if (ticket === undefined) return skipped;
+      running.set(key, running.get(key) ?? []);
       try {
         return await fn(AbortSignal.any([signal, ticket.signal]));
       } finally {
+        for (const wake of running.get(key) ?? []) wake();
+        running.delete(key);
         ticket.exit();
       }
+    },
+    hold(key, signal) {
+      held.add(key);
+      const waiters = running.get(key);
+      if (waiters === undefined) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiters.push(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    },
+    settle(key) {
+      held.delete(key);
     },
   };
 }

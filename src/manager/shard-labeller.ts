@@ -10,7 +10,7 @@ import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import { labelledShard, SHARD_LABEL, shardToLabel, unshardedSelector } from '../leader/shard-label.js';
+import { labelledShard, SHARD_LABEL, shardPatch, shardToLabel, unshardedSelector } from '../leader/shard-label.js';
 import type { ShardOwnership } from './shard-gate.js';
 import { shardTerms } from './shard-terms.js';
 
@@ -118,7 +118,7 @@ export class ShardLabeller implements Source {
     const shard = shardToLabel(obj, this.#o.shards.count);
     if (shard === undefined) return true;
     const { namespace = '', name = '', resourceVersion } = obj.metadata;
-    const patch = { metadata: { labels: { [SHARD_LABEL]: String(shard) }, resourceVersion } };
+    const patch = shardPatch(shard, this.#o.shards.count, resourceVersion);
     try {
       await this.#o.kube.patch(this.#o.resource, namespace, name, patch, 'merge', { signal });
       this.#o.logger.debug({ key: keyOf(obj), shard, was: obj.metadata.labels?.[SHARD_LABEL] }, 'Labelled shard');

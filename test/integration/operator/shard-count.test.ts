@@ -1,7 +1,8 @@
 // Changing the shard count as a rolling restart, between real operator processes on one control plane: 3 → 4 (a
 // replica added, then each restarted with the new count, highest ordinal first, as a StatefulSet rolls) and 3 → 2 (the
 // last replica gone, the others restarted), with spec changes and new CRs throughout. Nothing is reconciled by two
-// replicas at once, no CR is left without a shard, and every CR's newest spec is deployed. Also: an unlabelled CR
+// replicas at once, no CR is left without a shard, every CR's newest spec is deployed, and growing moves each CR the
+// operator labelled to its uid hash modulo the new count, once. Also: an unlabelled CR
 // created while every replica runs is labelled and Deployed within 2 s, and a label set by hand is kept.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { shardOf } from '../../../src/leader/shard-hash.js';
@@ -193,14 +194,29 @@ describe('shard count 3 → 4, as a rolling restart', () => {
     await vi.waitFor(() => expect(w.holds(added, 3)).toBe(true), POLL);
     for (const i of [2, 1, 0]) await roll(w, i, 4);
     await load.stop();
+    // Growing moves each CR the operator labelled to its uid hash modulo 4, once; a label set by hand stays.
+    const misplaced = async () =>
+      (await w.list())
+        .filter((cr) => !cr.metadata.name.startsWith('by-hand-'))
+        .filter((cr) => cr.metadata.labels?.[SHARD_LABEL] !== String(shardOf(cr.metadata.uid ?? '', 4)))
+        .map((cr) => cr.metadata.name);
+    await expect.poll(misplaced, POLL).toEqual([]);
+    const rolled = performance.now() - started;
     const crs = await settled(w, load.rounds, 4);
+    const moves = w.all.flatMap((op) =>
+      logLines(op).filter((l) => l.msg === 'Moved CR to its shard for the new shard count'),
+    );
     process.stdout.write(
-      `shard-count: 3 → 4 rolled in ${Math.round(performance.now() - started)} ms; ${crs.length} CRs, ${load.rounds.size - before.size} created during it\n`,
+      `shard-count: 3 → 4 rolled and rebalanced in ${Math.round(rolled)} ms; ${crs.length} CRs, ${load.rounds.size - before.size} created during it, ${moves.length} moved\n`,
     );
     expect(load.errors).toEqual([]);
-    // Growing moves no CR: each keeps the shard it had.
-    for (const [name, label] of before)
-      expect(crs.find((cr) => cr.metadata.name === name)?.metadata.labels?.[SHARD_LABEL], name).toBe(label);
+    const movedKeys = moves.map((l) => l.key);
+    expect(movedKeys.length).toBeGreaterThan(0);
+    expect(new Set(movedKeys).size).toBe(movedKeys.length); // each at most once
+    for (const [name, label] of before) {
+      const now = crs.find((cr) => cr.metadata.name === name)?.metadata.labels?.[SHARD_LABEL];
+      if (name.startsWith('by-hand-')) expect(now, name).toBe(label);
+    }
 
     // From now on, a new CR is labelled over the 4 shards, and reconciled by the holder of its shard.
     const fresh = Array.from({ length: 8 }, (_, i) => `late-${i}`);
