@@ -44,7 +44,7 @@ export function shardedCrs(o: ShardedCrsOptions): ShardedCrs {
     mover: new ShardMover({
       kube,
       resource,
-      count: shards.count,
+      shards,
       gate: o.gate,
       informers,
       enqueue: o.enqueue,

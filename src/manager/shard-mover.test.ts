@@ -49,7 +49,7 @@ describe('ShardMover', () => {
     const mover = new ShardMover({
       kube,
       resource: res,
-      count: 3,
+      shards,
       gate,
       informers,
       enqueue: (key) => enqueued.push(key),

@@ -9,8 +9,8 @@ import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
-import { rebalanceTarget, SHARD_LABEL, shardPatch } from '../leader/shard-label.js';
-import type { ShardGate } from './shard-gate.js';
+import { rebalanceTarget, SHARD_LABEL, shardOfCr, shardPatch } from '../leader/shard-label.js';
+import type { ShardGate, ShardOwnership } from './shard-gate.js';
 import type { ShardInformers } from './shard-informers.js';
 
 /** Moves at once; each is one small PATCH after the CR's running reconcile. */
@@ -21,7 +21,7 @@ const RETRY_MS = 1_000;
 export interface ShardMoverOptions {
   readonly kube: Pick<KubeClient, 'patch'>;
   readonly resource: ApiResource;
-  readonly count: number;
+  readonly shards: Pick<ShardOwnership, 'count' | 'enter'>;
   readonly gate: Pick<ShardGate, 'hold' | 'settle'>;
   readonly informers: Pick<ShardInformers, 'get' | 'addEventHandler'>;
   /** The controller's enqueue: a key let go is looked at again. */
@@ -54,7 +54,7 @@ export class ShardMover implements Source {
   async start(signal: AbortSignal): Promise<void> {
     this.#signal = signal;
     const seen = (obj: KubeObject) => {
-      if (rebalanceTarget(obj, this.#o.count) !== undefined) this.#want(keyOf(obj));
+      if (rebalanceTarget(obj, this.#o.shards.count) !== undefined) this.#want(keyOf(obj));
     };
     const remove = this.#o.informers.addEventHandler({
       onAdd: seen,
@@ -104,15 +104,20 @@ export class ShardMover implements Source {
     this.#moving.add(key);
     await this.#o.gate.hold(key, signal); // no reconcile of it runs from here on
     const obj = this.#o.informers.get(namespace, name);
-    const target = obj && rebalanceTarget(obj, this.#o.count);
-    if (obj === undefined || target === undefined) return this.#letGo(key);
+    const target = obj && rebalanceTarget(obj, this.#o.shards.count);
+    // The move counts as work of its shard: a hand-back waits for it, a lost shard aborts it.
+    const from = obj && shardOfCr(obj, this.#o.shards.count);
+    if (obj === undefined || target === undefined || from === undefined) return this.#letGo(key);
+    const ticket = this.#o.shards.enter(from);
+    if (ticket === undefined) return this.#letGo(key);
     try {
-      const patch = shardPatch(target, this.#o.count, obj.metadata.resourceVersion);
-      await this.#o.kube.patch(this.#o.resource, obj.metadata.namespace ?? '', name, patch, 'merge', { signal });
+      const patch = shardPatch(target, this.#o.shards.count, obj.metadata.resourceVersion);
+      const options = { signal: AbortSignal.any([signal, ticket.signal]) };
+      await this.#o.kube.patch(this.#o.resource, obj.metadata.namespace ?? '', name, patch, 'merge', options);
       const was = obj.metadata.labels?.[SHARD_LABEL];
       this.#o.logger.info({ key, shard: target, was }, 'Moved CR to its shard for the new shard count');
     } catch (err) {
-      if (err instanceof NotFoundError) return this.#letGo(key);
+      if (err instanceof NotFoundError || ticket.signal.aborted) return this.#letGo(key);
       if (signal.aborted) return;
       // A conflict (the CR changed) or a failure: still held back, tried again with what the cache holds then.
       this.#o.logger.debug({ key, err: errFields(err) }, 'Moving a CR failed; trying again');
@@ -122,12 +127,14 @@ export class ShardMover implements Source {
           () => undefined,
         ),
       );
+    } finally {
+      ticket.exit();
     }
   }
 
   #target(key: string): number | undefined {
     const obj = this.#o.informers.get(...splitKey(key));
-    return obj && rebalanceTarget(obj, this.#o.count);
+    return obj && rebalanceTarget(obj, this.#o.shards.count);
   }
 
   #track(p: Promise<void>): void {
