@@ -73,7 +73,10 @@ function logResult(log: Logger | undefined, key: string, s: Settled, started: nu
     return;
   }
   const e = s.error as { message?: string; code?: string };
-  log.error({ key, code: e.code, err: errFields(s.error) }, 'Reconciler error');
+  log.error(
+    { key, ms: Math.round(performance.now() - started), code: e.code, err: errFields(s.error) },
+    'Reconciler error',
+  );
 }
 
 function applyQueueAction<K extends string>(queue: WorkQueue<K>, key: K, s: Settled): void {

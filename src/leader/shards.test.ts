@@ -83,6 +83,9 @@ describe('ShardSet', () => {
     const a = w.replica(0, 'a');
     const acquired: number[] = [];
     a.set.onAcquired((s) => acquired.push(s));
+    /** Each release with the lease holder at that moment: after the drain, before the lease is handed on. */
+    const released: [number, string | undefined][] = [];
+    a.set.onReleased((s) => released.push([s, w.holder(s)]));
     await advance(w.clock, 14_500);
     expect(a.set.held()).toEqual([0]);
     await advance(w.clock, 2_500);
@@ -98,8 +101,10 @@ describe('ShardSet', () => {
     expect(a.set.holds(1)).toBe(false); // no new reconcile of shard 1 is admitted
     expect(w.holder(1)).toBe('a'); // but the lease stays until the running one is done
     expect(running?.signal.aborted).toBe(false);
+    expect(released).toEqual([]);
     running?.exit();
     await advance(w.clock, 3_000);
+    expect(released).toEqual([[1, 'a']]);
     expect(w.holder(1)).toBe('b');
     expect(b.set.held()).toEqual([1]);
     expect(a.set.held()).toEqual([0]);
@@ -131,6 +136,30 @@ describe('ShardSet', () => {
     ticket?.exit();
     await advance(w.clock, 16_000);
     expect(a.set.holds(0)).toBe(true);
+    a.stop.abort();
+    await a.running;
+  });
+
+  it('holds a retired shard’s Lease (one beyond the count) only once nobody else does, and releases it', async () => {
+    const w = world();
+    w.kube.put({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'op-shard-2', namespace: 'ns' },
+      spec: { holderIdentity: 'old', leaseDurationSeconds: 15, renewTime: microTime(T0), acquireTime: microTime(T0) },
+    });
+    const a = w.replica(0, 'a');
+    const ran: string[] = [];
+    const done = a.set.holdRetired(2, a.stop.signal, async (s) => {
+      ran.push(`${w.holder(2)} ${s.aborted}`);
+    });
+    await advance(w.clock, 14_000);
+    expect(ran).toEqual([]);
+    await advance(w.clock, 3_000);
+    await done;
+    expect(ran).toEqual(['a false']);
+    expect(w.holder(2)).toBe('');
+    await expect(a.set.holdRetired(1, a.stop.signal, async () => undefined)).rejects.toThrow(RangeError);
     a.stop.abort();
     await a.running;
   });

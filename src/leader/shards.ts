@@ -53,6 +53,7 @@ export class ShardSet {
   readonly #o: ShardSetOptions;
   readonly #shards: Shard[];
   readonly #listeners: ((shard: number) => void)[] = [];
+  readonly #releasedListeners: ((shard: number) => void)[] = [];
   readonly #leaseMs: number;
 
   constructor(options: ShardSetOptions) {
@@ -101,6 +102,41 @@ export class ShardSet {
     this.#listeners.push(fn);
   }
 
+  /**
+   * `fn(shard)` runs each time a shard is given up, once its reconciles have drained and before its Lease is released
+   * (e.g. to stop that shard's informers); must not throw.
+   */
+  onReleased(fn: (shard: number) => void): void {
+    this.#releasedListeners.push(fn);
+  }
+
+  /**
+   * Holds the Lease of a shard beyond the count (one a replica with a larger --shard-count may still hold) while
+   * `fn` runs: waits until no one holds it, runs `fn` under a signal that aborts when the Lease is lost, releases it.
+   */
+  async holdRetired(shard: number, signal: AbortSignal, fn: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    if (!Number.isSafeInteger(shard) || shard < this.#o.count) throw new RangeError(`shard ${shard} is not retired`);
+    const { kube, namespace, id, identity, clock, logger, timing } = this.#o;
+    const lease = shardLeaseName(id, shard);
+    const elector = new LeaderElector({
+      kube,
+      namespace,
+      name: lease,
+      identity,
+      ...(timing ?? {}),
+      clock,
+      logger: logger.child({ shard, retired: true }),
+    });
+    await elector.acquire(signal);
+    logger.info({ shard, lease }, 'Acquired retired shard');
+    try {
+      await fn(AbortSignal.any([signal, elector.leaderSignal]));
+    } finally {
+      await elector.release(AbortSignal.timeout(5_000));
+      logger.info({ shard, lease }, 'Released retired shard');
+    }
+  }
+
   /** Campaigns for every shard until `signal` aborts, then stops reconciling and releases every lease held. */
   async run(signal: AbortSignal): Promise<void> {
     this.#o.logger.info(
@@ -125,6 +161,7 @@ export class ShardSet {
       const end = await this.#termEnd(s, signal);
       this.#close(s, end);
       await this.#drained(s);
+      this.#notify(this.#releasedListeners, s.index);
       if (end.why === 'stop') {
         await s.elector.release(AbortSignal.timeout(5_000));
         return;
@@ -138,11 +175,15 @@ export class ShardSet {
     s.held = true;
     this.#o.logger.info({ shard: s.index, lease: s.lease, own }, 'Acquired shard');
     this.#o.onHeldChange?.(s.index, s.lease, true);
-    for (const fn of this.#listeners) {
+    this.#notify(this.#listeners, s.index);
+  }
+
+  #notify(listeners: readonly ((shard: number) => void)[], shard: number): void {
+    for (const fn of listeners) {
       try {
-        fn(s.index);
+        fn(shard);
       } catch (err) {
-        this.#o.logger.error({ shard: s.index, err: String(err) }, 'Shard listener failed');
+        this.#o.logger.error({ shard, err: String(err) }, 'Shard listener failed');
       }
     }
   }

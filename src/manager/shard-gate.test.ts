@@ -1,29 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { shardOf } from '../leader/shard-hash.js';
+import { SHARD_LABEL } from '../leader/shard-label.js';
 import type { ShardTicket } from '../leader/shards.js';
-import { type ShardOwnership, shardGate } from './shard-gate.js';
+import { type ShardGateOptions, shardGate } from './shard-gate.js';
 
-/** Finds a uid that hashes to `shard` of 2. */
-function uidIn(shard: number): string {
-  for (let i = 0; ; i++) if (shardOf(`uid-${i}`, 2) === shard) return `uid-${i}`;
-}
-
-const cr = (name: string, uid?: string): KubeObject => ({
+/** A CR labelled with `shard` (no label when undefined); its uid plays no part. */
+const cr = (name: string, shard?: string): KubeObject => ({
   apiVersion: 'x/v1',
   kind: 'X',
-  metadata: { namespace: 'ns', name, ...(uid === undefined ? {} : { uid }) },
+  metadata: {
+    namespace: 'ns',
+    name,
+    uid: `uid-${name}`,
+    ...(shard === undefined ? {} : { labels: { [SHARD_LABEL]: shard } }),
+  },
 });
 
 function setup() {
-  const objects = [cr('zero', uidIn(0)), cr('one', uidIn(1)), cr('no-uid')];
+  const objects = [cr('zero', '0'), cr('one', '1'), cr('unlabelled'), cr('retired', '2'), cr('garbage', 'x')];
   const term = new AbortController();
   const exits: number[] = [];
-  const shards: ShardOwnership = {
+  const shards: ShardGateOptions['shards'] = {
     count: 2,
     holds: (s) => s === 0,
     enter: (s): ShardTicket | undefined => (s === 0 ? { signal: term.signal, exit: () => exits.push(s) } : undefined),
-    onAcquired: () => {},
   };
   const byKey = new Map(objects.map((o) => [`ns/${o.metadata.name}`, o]));
   const gate = shardGate({ shards, cached: (key) => byKey.get(key) });
@@ -31,11 +31,13 @@ function setup() {
 }
 
 describe('shardGate', () => {
-  it('admits the cached CRs of the shards held only', () => {
+  it('admits the cached CRs labelled with a shard held only', () => {
     const { gate } = setup();
     expect(gate.admit('ns/zero')).toBe(true);
     expect(gate.admit('ns/one')).toBe(false);
-    expect(gate.admit('ns/no-uid')).toBe(false);
+    expect(gate.admit('ns/unlabelled')).toBe(false);
+    expect(gate.admit('ns/retired')).toBe(false);
+    expect(gate.admit('ns/garbage')).toBe(false);
     expect(gate.admit('ns/gone')).toBe(false);
   });
 
@@ -72,9 +74,29 @@ describe('shardGate', () => {
     expect(called).toBe(false);
   });
 
-  it('lists the keys of one shard', () => {
-    const { gate, objects } = setup();
-    expect(gate.keysOf(0, objects)).toEqual(['ns/zero']);
-    expect(gate.keysOf(1, objects)).toEqual(['ns/one']);
+  it('holds a key back: no new reconcile is admitted or run, and the hold resolves once the running one is done', async () => {
+    const { gate } = setup();
+    let finish: () => void = () => undefined;
+    const running = gate.run(
+      'ns/zero',
+      new AbortController().signal,
+      () => new Promise<string>((resolve) => (finish = () => resolve('done'))),
+      'skipped',
+    );
+    let idle = false;
+    const held = gate.hold('ns/zero', new AbortController().signal).then(() => {
+      idle = true;
+    });
+    expect(gate.admit('ns/zero')).toBe(false);
+    expect(await gate.run('ns/zero', new AbortController().signal, async () => 'again', 'skipped')).toBe('skipped');
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    finish();
+    expect(await running).toBe('done');
+    await held;
+    expect(idle).toBe(true);
+    gate.settle('ns/zero');
+    expect(gate.admit('ns/zero')).toBe(true);
+    await gate.hold('ns/one', new AbortController().signal); // nothing running: at once
   });
 });

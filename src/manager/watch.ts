@@ -1,7 +1,8 @@
 // One watch of watches.yaml built as controller-runtime's builder builds one controller per type: its API resource
 // (discovery), its CR informers (one per namespace, feeding the controller and the values-from watch), the shard
 // gate, the chart rollout gate, the adoption queue, the reconciler (reconciler.ts), the controller, the start-up
-// warm-up and the shard hook. Called by operator.ts once per watch; starts nothing (the controller runs its sources).
+// warm-up; with sharding, one CR informer per shard held and the shard labeller and mover (shard-crs.ts). Called by
+// operator.ts once per watch; starts nothing (the controller runs its sources).
 import { AdoptionQueue } from '../adoption/queue.js';
 import { Informer } from '../cache/informer.js';
 import { InformerSet } from '../cache/informer-set.js';
@@ -22,7 +23,9 @@ import type { HelmReconciler } from '../reconciler/reconciler.js';
 import type { CustomResource } from '../reconciler/types.js';
 import type { OperatorParts } from './process.js';
 import { watchReconciler } from './reconciler.js';
+import { shardedCrs } from './shard-crs.js';
 import { type ShardGate, shardGate } from './shard-gate.js';
+import type { ShardInformers } from './shard-informers.js';
 import { warmUp, warmUpOwner } from './warm-up.js';
 
 /** What the parts of one watch are built from. */
@@ -54,7 +57,7 @@ export async function buildWatch(parts: OperatorParts, watch: Watch, signal: Abo
   const resource = await discover(o.kube, names, signal);
   const logger = o.logger.child({ controller: names.controller });
   // The CR informers, by namespace ('' = all namespaces, or a cluster-scoped kind): reconciles read from them.
-  const informers = new InformerSet<Informer>(resource.namespaced);
+  const informers = new InformerSet<Informer | ShardInformers>(resource.namespaced);
   const gate = o.shards && shardGate({ shards: o.shards, cached: informers.getKey.bind(informers) });
   const workers = watch.maxConcurrentReconciles ?? o.reconcile.maxConcurrentReconciles;
   const limits = o.reconcile.chartRollout ?? { maxConcurrent: 2, maxFailures: 0 };
@@ -92,7 +95,25 @@ export async function buildWatch(parts: OperatorParts, watch: Watch, signal: Abo
   adoption.onWake((key) => controller.enqueue(key)); // its check is done: adopt or upgrade
   const namespaces = resource.namespaced ? o.namespaces : [''];
   for (const namespace of namespaces) {
-    const informer = crInformer(ctx, resource, namespace, controller);
+    const newInformer = (labelSelector: string | undefined) => crInformer(ctx, resource, namespace, labelSelector);
+    // Sharding: one informer per shard held, and the labeller of the CRs without a shard (shard-crs.ts).
+    const sharded =
+      o.shards &&
+      gate &&
+      shardedCrs({
+        kube: o.kube,
+        clock: o.clock,
+        shards: o.shards,
+        resource,
+        watch,
+        newInformer,
+        gate,
+        logger,
+        enqueue: controller.enqueue,
+      });
+    if (sharded) for (const source of [sharded.labeller, sharded.mover]) controller.addSource(source);
+    const informer = sharded?.informers ?? newInformer(watch.labelSelector);
+    withHandlers(ctx, informer, controller);
     informers.add(namespace, informer);
     controller.addSource(informer);
   }
@@ -110,11 +131,6 @@ export async function buildWatch(parts: OperatorParts, watch: Watch, signal: Abo
     const source = { chart: watch.chart, namespace, postRenderArgs, render, kube: o.kube, logger };
     controller.addSource(warmUp({ ...source, chartPath, watcher, prepare }));
   }
-  // Taking a shard reconciles its CRs: the informers saw them while it was not ours.
-  o.shards?.onAcquired((shard) => {
-    for (const informer of informers.values())
-      for (const key of gate?.keysOf(shard, informer.list()) ?? []) controller.enqueue(key);
-  });
   logger.info({ gvk: names.text, chart: watch.chart, namespaces }, 'Watching resource');
   parts.routes.set(watch.group ? `${watch.kind}.${watch.group}` : watch.kind, controller);
   return controller;
@@ -142,21 +158,32 @@ function newController(
   });
 }
 
-/** The CR informer of one namespace: its events go to the controller, and to the values-from reference watch. */
-function crInformer(ctx: WatchContext, resource: ApiResource, namespace: string, controller: Controller): Informer {
-  const { parts, watch, names, logger } = ctx;
-  const { kube, clock, metrics } = parts.options;
-  const informer = new Informer({
+/** A CR informer of one namespace, of the CRs that match `labelSelector`. */
+function crInformer(
+  ctx: WatchContext,
+  resource: ApiResource,
+  namespace: string,
+  labelSelector: string | undefined,
+): Informer {
+  const { parts, names, logger } = ctx;
+  const { kube, clock } = parts.options;
+  return new Informer({
     client: transformingClient(kube), // without managedFields
     resource,
     namespace,
-    ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}),
+    ...(labelSelector ? { labelSelector } : {}),
     clock,
     onEvent: (e) => {
       if (e.type === 'error') logger.warn({ namespace, phase: e.phase, err: errFields(e.error) }, 'Watch error');
       else if (e.type === 'list') logger.debug({ gvk: names.text, namespace, items: e.items }, 'Informer listed');
     },
   });
+}
+
+/** The CR events of one namespace go to the controller, and to the values-from reference watch. */
+function withHandlers(ctx: WatchContext, informer: Informer | ShardInformers, controller: Controller): void {
+  const { parts, names, logger } = ctx;
+  const { metrics } = parts.options;
   informer.addEventHandler(crEventHandler({ gvk: names.gvk, controller, logger, metrics }));
   // A referenced object's change is new input, like a new spec: a prompt attempt, backoff reset.
   const reconcileNow = (key: string) => {
@@ -164,7 +191,6 @@ function crInformer(ctx: WatchContext, resource: ApiResource, namespace: string,
     controller.enqueue(key);
   };
   informer.addEventHandler(parts.valuesFrom.handler(names.text, reconcileNow));
-  return informer;
 }
 
 /** The watched kind's API resource; a ConfigError (CRD_NOT_FOUND) when the API server does not serve it. */

@@ -41,9 +41,9 @@ export class KubeStore {
     if (keep) this.#rv = Math.max(this.#rv, given);
     const stored = keep ? structuredClone(obj) : this.#stamp(structuredClone(obj));
     const key = keyOf(res, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
-    const type = this.objects.has(key) ? 'MODIFIED' : 'ADDED';
+    const before = this.objects.get(key);
     this.objects.set(key, stored);
-    this.#notify(res, type, stored);
+    this.#notify(res, before === undefined ? 'ADDED' : 'MODIFIED', stored, before);
     return stored;
   }
 
@@ -78,10 +78,10 @@ export class KubeStore {
       this.#remove(res, key);
       return mutated;
     }
-    const type = this.objects.has(key) ? 'MODIFIED' : 'ADDED';
+    const before = this.objects.get(key);
     const stored = this.#stamp(mutated);
     this.objects.set(key, stored);
-    this.#notify(res, type, stored);
+    this.#notify(res, before === undefined ? 'ADDED' : 'MODIFIED', stored, before);
     return structuredClone(stored);
   }
 
@@ -119,11 +119,20 @@ export class KubeStore {
     return o.kind === res.kind && o.apiVersion === apiVersion && inNs && matchesSelector(o.metadata.labels, selector);
   }
 
-  #notify(res: ApiResource, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): void {
+  /**
+   * Sends the change to the watches it concerns. As the API server does, a change that moves an object into a watch's
+   * selector is ADDED to it, and one that moves it out is DELETED (`before`: the object before a MODIFIED).
+   */
+  #notify(res: ApiResource, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject, before?: KubeObject): void {
     for (const w of this.watches) {
       const { namespace = '', labelSelector } = w.options;
-      if (!w.done && w.res.plural === res.plural && this.#inScope(res, obj, namespace, labelSelector))
-        w.emit({ type, object: structuredClone(obj) });
+      if (w.done || w.res.plural !== res.plural) continue;
+      const now = this.#inScope(res, obj, namespace, labelSelector);
+      const was =
+        type === 'MODIFIED' && before !== undefined ? this.#inScope(res, before, namespace, labelSelector) : now;
+      if (now && was) w.emit({ type, object: structuredClone(obj) });
+      else if (now) w.emit({ type: 'ADDED', object: structuredClone(obj) });
+      else if (was) w.emit({ type: 'DELETED', object: structuredClone(obj) });
     }
   }
 }

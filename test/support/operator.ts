@@ -191,6 +191,7 @@ export interface Cr {
     name: string;
     namespace?: string;
     uid?: string;
+    labels?: Record<string, string>;
     finalizers?: string[];
     generation?: number;
     resourceVersion?: string;

@@ -1,0 +1,170 @@
+// What one replica receives from its watches, with one replica and with three sharded ones: 150 CRs created and
+// deployed. The kube-apiserver's watch counters sum every watcher (its own controllers' too), so the test opens the
+// replicas' own watches beside them (kubectl get --watch-only, the same selectors) and counts what each delivers.
+// A shard's CR watch carries only its CRs; release records and dependents are not divided yet (the same for all).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { describe, expect, inject, it, vi } from 'vitest';
+import { SHARD_LABEL } from '../../../src/leader/shard-label.js';
+import { uniqueName } from '../../support/kube.js';
+import { type Cr, type OperatorProcess, ROOT } from '../../support/operator.js';
+import { useOperatorFixture } from '../../support/operator-fixture.js';
+import { deployed, logLines } from '../../support/shard-roll.js';
+
+const CRS = 150;
+const DEPLOY_ALL = { timeout: 240_000, interval: 1_000 } as const;
+
+/** A watch of `resource` in `namespace` (optionally label-selected) that counts the events it receives. */
+function countingWatch(resource: string, namespace: string, selector?: string): { events(): number; stop(): void } {
+  const { kubectl, kubeconfig } = inject('cluster');
+  const args = ['--kubeconfig', kubeconfig, 'get', resource, '-n', namespace, '--watch-only', '-o', 'name'];
+  const child: ChildProcess = spawn(kubectl ?? 'kubectl', [...args, ...(selector ? ['-l', selector] : [])], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let events = 0;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    for (const c of chunk) if (c === 10) events++;
+  });
+  return { events: () => events, stop: () => void child.kill() };
+}
+
+function run(replicas: number) {
+  const f = useOperatorFixture({
+    kinds: [{ kind: `Watched${replicas}`, chart: `${ROOT}/test/fixtures/charts/sharded` }],
+    namespaces: [`op-watch${replicas}`],
+    start: false,
+  });
+  return async () => {
+    const { kube, kind, ns, crs } = f;
+    const list = async () =>
+      (
+        (await kube.custom.listNamespacedCustomObject({
+          group: kind.group,
+          version: kind.version,
+          namespace: ns,
+          plural: kind.plural,
+        })) as { items: Cr[] }
+      ).items;
+    const ops: OperatorProcess[] = [];
+    f.onCleanup(async () => {
+      for (const op of ops) await op.stop();
+      for (const cr of await list()) {
+        const body = { ...cr, metadata: { ...cr.metadata, finalizers: [] } };
+        await kube.custom.replaceNamespacedCustomObject({ ...kind, namespace: ns, name: cr.metadata.name, body });
+      }
+    });
+    // Each replica's CR watches: the shard it holds (its own), and the labeller's on the holder of shard 0.
+    const shards = [...Array(replicas).keys()];
+    const selectors =
+      replicas === 1
+        ? [[undefined]]
+        : shards.map((i) => [
+            `${SHARD_LABEL}=${i}`,
+            ...(i === 0 ? [`${SHARD_LABEL} notin (${shards.join(',')})`] : []),
+          ]);
+    const crWatches = selectors.map((ss) => ss.map((sel) => countingWatch(kind.plural, ns, sel)));
+    const records = countingWatch('secrets', ns, 'owner=helm');
+    const dependents = countingWatch('configmaps', ns);
+    // Before any operator runs: one probe CR per watch shows that every watch is open, then goes.
+    const probes = replicas === 1 ? ['probe'] : [...shards.map((i) => `probe-${i}`), 'probe-x'];
+    await Promise.all(
+      probes.map((p, i) =>
+        crs.create(p, {}, i < replicas && replicas > 1 ? { labels: { [SHARD_LABEL]: String(i) } } : {}),
+      ),
+    );
+    // A watch opened after a probe was made would not show it: touch the probes until every watch has shown one.
+    await vi.waitFor(
+      async () => {
+        if (crWatches.flat().every((w) => w.events() > 0)) return;
+        await Promise.all(probes.map((p) => crs.annotate(p, { touched: String(performance.now()) })));
+        throw new Error('a watch has shown no probe yet');
+      },
+      { timeout: 30_000, interval: 500 },
+    );
+    const beforeDelete = crWatches.flat().map((w) => w.events());
+    await Promise.all(probes.map((p) => crs.delete(p)));
+    await vi.waitFor(() => expect(crWatches.flat().every((w, i) => w.events() > (beforeDelete[i] ?? 0))).toBe(true), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    const counts = () => crWatches.map((ws) => ws.map((w) => w.events()));
+    const base = counts();
+
+    const leaseId = uniqueName('watch');
+    for (let i = 0; i < replicas; i++) {
+      const sharding =
+        replicas > 1
+          ? [`--shard-count=${replicas}`, `--leader-election-id=${leaseId}`, `--leader-election-namespace=${ns}`]
+          : [];
+      const args = ['--reconcile-period=0', '--max-concurrent-reconciles=2', '--metrics-bind-address=0'];
+      ops.push(
+        f.start({ args: [...sharding, ...args, '--zap-log-level=debug'], env: { POD_NAME: `watched-operator-${i}` } }),
+      );
+    }
+    await vi.waitFor(() => expect(ops.every((op) => op.output().includes('Starting workers'))).toBe(true), {
+      timeout: 60_000,
+      interval: 250,
+    });
+    const started = performance.now();
+    const names = Array.from({ length: CRS }, (_, i) => `cr-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < CRS; i += 25) await Promise.all(names.slice(i, i + 25).map((n) => crs.create(n, { round: 1 })));
+    await expect.poll(async () => (await list()).filter((cr) => deployed(cr, 1)).length, DEPLOY_ALL).toBe(CRS);
+    const ms = performance.now() - started;
+    const created = counts();
+    const createdRecords = records.events();
+    const createdDependents = dependents.events();
+    // The delete phase: every CR deleted, its release uninstalled, gone.
+    const deleteStarted = performance.now();
+    for (let i = 0; i < CRS; i += 25) await Promise.all(names.slice(i, i + 25).map((n) => crs.delete(n)));
+    await expect.poll(async () => (await list()).length, DEPLOY_ALL).toBe(0);
+    const deleteMs = performance.now() - deleteStarted;
+    const deleted = counts();
+    for (const op of ops) await op.stop();
+    for (const w of [...crWatches.flat(), records, dependents]) w.stop();
+    const count = (msg: string) => ops.map((op) => logLines(op).filter((l) => l.msg === msg).length).join('/');
+    process.stdout.write(
+      `shard-watch: ${replicas} replica(s): reconciles ${count('Reconciled')}, labelled ${count('Labelled shard')}\n`,
+    );
+    /** Per replica: [its shard's CR watch, the labeller's watch (on the holder of shard 0 only)]. */
+    const phase = (to: number[][], from: number[][]) => to.map((w, r) => w.map((n, k) => n - (from[r]?.[k] ?? 0)));
+    return {
+      create: { ms, cr: phase(created, base), records: createdRecords, dependents: createdDependents },
+      remove: {
+        ms: deleteMs,
+        cr: phase(deleted, created),
+        records: records.events() - createdRecords,
+        dependents: dependents.events() - createdDependents,
+      },
+    };
+  };
+}
+
+type Phase = Awaited<ReturnType<ReturnType<typeof run>>>['create'];
+
+describe('watch events per replica: 1 replica vs 3 sharded, 150 CRs', () => {
+  const one = run(1);
+  const three = run(3);
+
+  it('divides the CR watch: a shard’s watch carries about a third, the labeller two events per new CR', async () => {
+    const a = await one();
+    const b = await three();
+    const row = (name: string, p: Phase) =>
+      `| ${name} | ${Math.round(p.ms / 100) / 10} s | ${p.cr.map((w) => w.join(' + ')).join(' / ')} | ${p.records} | ${p.dependents} |`;
+    process.stdout.write(
+      [
+        `shard-watch: watch events received per replica (CR watch + labeller watch), ${CRS} CRs`,
+        '| run, phase | time | CR events, each replica | release-record events, each | ConfigMap events, each |',
+        row('1 replica, create → Deployed', a.create),
+        row('3 replicas, create → Deployed', b.create),
+        row('1 replica, delete → gone', a.remove),
+        row('3 replicas, delete → gone', b.remove),
+        '',
+      ].join('\n'),
+    );
+    for (const p of ['create', 'remove'] as const) {
+      const single = a[p].cr[0]?.[0] ?? 0;
+      for (const w of b[p].cr) expect(w[0]).toBeLessThan(single * 0.5);
+      // The labeller: an ADDED and a DELETED (labelled, out of its selector) per new CR, nothing else.
+      expect(b[p].cr[0]?.[1]).toBe(p === 'create' ? 2 * CRS : 0);
+    }
+  }, 600_000);
+});
