@@ -77,13 +77,16 @@ export function scaffoldTargets(context: () => TargetsContext): void {
     // The bundle and catalog images follow IMG's repository and VERSION (operator-sdk's IMAGE_TAG_BASE), with no
     // other variable set; catalog-build needs opm, which is not built yet, and says so.
     rmSync(toolLog(), { force: true });
+    const argsTool = join(work, 'fake-args-tool'); // records its arguments only (no build context to list)
+    writeFileSync(argsTool, '#!/bin/sh\necho "args: $*" >> "$TOOL_LOG"\n');
+    chmodSync(argsTool, 0o755);
     await make(
       project,
       offline,
       'bundle-build',
       'bundle-push',
       'catalog-push',
-      `CONTAINER_TOOL=${tool}`,
+      `CONTAINER_TOOL=${argsTool}`,
       'IMG=example.com/op:v1',
     );
     expect(
