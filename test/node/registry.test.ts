@@ -1,9 +1,9 @@
 // The real node's local registry (hack/testenv/node-up.sh: distribution's registry, plain HTTP on the node's
-// address): a scaffolded project's `make docker-push` pushes an image there with podman (the plane's
-// registries.conf marks it insecure), the registry lists it, and a pod runs from it with imagePullPolicy Always, so
-// containerd really pulled it through its hosts.toml. Skips, with the reason, where the machine cannot run a node.
-// Run by `make node-test`.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// address): a scaffolded project's `make docker-push bundle bundle-build bundle-push` pushes its image and its
+// bundle's there with podman (the plane's registries.conf marks it insecure), the registry lists both, and a pod runs
+// from the image with imagePullPolicy Always, so containerd really pulled it through its hosts.toml. Skips, with the
+// reason, where the machine cannot run a node. Run by `make node-test`.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
@@ -34,7 +34,7 @@ describe.skipIf(node.skip !== undefined)(
       rmSync(work, { recursive: true, force: true });
     });
 
-    it('takes a make docker-push over plain HTTP, and the node runs a pod from it', async () => {
+    it('takes make docker-push and bundle-push over plain HTTP, and the node runs a pod from the image', async () => {
       const registry = planeEnv('TESTENV_REGISTRY');
       expect(registry).toBe('10.77.0.1:5000');
       const img = `${registry}/${name}/pause:v0.0.1`;
@@ -52,16 +52,36 @@ describe.skipIf(node.skip !== undefined)(
             cwd: project,
           },
         );
-        const push = { ...env, CONTAINERS_REGISTRIES_CONF: planeEnv('TESTENV_REGISTRIES_CONF') };
-        await run('make', ['--no-print-directory', 'docker-push', 'CONTAINER_TOOL=podman', `IMG=${img}`], {
-          cwd: project,
-          env: push,
-        });
+        // The CLI the Makefile runs (bundle): this repository's build, as helm-operator on PATH.
+        const bin = join(work, 'bin');
+        mkdirSync(bin);
+        writeFileSync(
+          join(bin, 'helm-operator'),
+          `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/cmd/main.js')}" "$@"\n`,
+        );
+        chmodSync(join(bin, 'helm-operator'), 0o755);
+        const push = {
+          ...env,
+          PATH: `${bin}:${env.PATH}`,
+          CONTAINERS_REGISTRIES_CONF: planeEnv('TESTENV_REGISTRIES_CONF'),
+        };
+        // docker-push, then the bundle: its image named from IMG's repository, built from scratch, pushed beside it.
+        const targets = ['docker-push', 'bundle', 'bundle-build', 'bundle-push'];
+        await run(
+          'make',
+          ['--no-print-directory', ...targets, 'CONTAINER_TOOL=podman', `KUBECTL=${node.kubectl}`, `IMG=${img}`],
+          {
+            cwd: project,
+            env: push,
+          },
+        );
       } finally {
-        await run('podman', ['rmi', img]).catch(() => undefined);
+        await run('podman', ['rmi', img, `${registry}/${name}/pause-bundle:v0.0.1`]).catch(() => undefined);
       }
       const catalog = await (await fetch(`http://${registry}/v2/_catalog`)).json();
-      expect(catalog).toEqual({ repositories: expect.arrayContaining([`${name}/pause`]) });
+      expect(catalog).toEqual({ repositories: expect.arrayContaining([`${name}/pause`, `${name}/pause-bundle`]) });
+      const tags = await (await fetch(`http://${registry}/v2/${name}/pause-bundle/tags/list`)).json();
+      expect(tags).toEqual({ name: `${name}/pause-bundle`, tags: ['v0.0.1'] });
 
       await kubectl(
         'run',
