@@ -8,7 +8,8 @@
 #   hack/testenv.sh status DIR   PID, RSS and state of each component
 #   hack/testenv.sh build-node   build or reuse a real node's parts (kubelet, kube-proxy, containerd, CNI plugins,
 #                                crictl, pause image); `TESTENV_NODES=real hack/testenv.sh up` builds them too and
-#                                starts one real node instead of the kwok nodes (root only; hack/testenv/node-up.sh)
+#                                starts one real node instead of the kwok nodes (root only; hack/testenv/node-up.sh),
+#                                with a local registry on the node's address (TESTENV_REGISTRY in DIR/env)
 #   hack/testenv.sh load-image IMAGE DIR   copy IMAGE from podman's store into DIR's real node (containerd, k8s.io)
 # Progress goes to stderr. Settings (env): see the header of hack/testenv/build.sh and hack/testenv/up.sh.
 set -euo pipefail
@@ -48,7 +49,7 @@ case "$cmd" in
   status)
     W=${1:?usage: hack/testenv.sh status DIR}
     printf '%-24s %8s %10s %s\n' COMPONENT PID RSS_MiB STATE
-    for name in etcd kube-apiserver kube-controller-manager kube-scheduler kwok node-forward containerd kubelet kube-proxy watchdog; do
+    for name in etcd kube-apiserver kube-controller-manager kube-scheduler kwok node-forward registry containerd kubelet kube-proxy watchdog; do
       [[ -f $W/$name.pid ]] || continue
       pid=$(cat "$W/$name.pid")
       if rss=$(ps -o rss= -p "$pid" 2>/dev/null); then
@@ -59,7 +60,7 @@ case "$cmd" in
     done
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

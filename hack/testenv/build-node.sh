@@ -3,17 +3,20 @@
 # kubelet and kube-proxy (k8s.io/kubernetes at the plane's version, through the wrapper module that build.sh leaves
 # in the plane's bin folder), containerd, ctr and containerd-shim-runc-v2 (-tags no_btrfs), crictl (teardown and
 # debugging), the CNI plugins bridge, loopback, host-local and portmap, a TCP forwarder (the `kubernetes` Service's
-# endpoint) and a static pause binary, built into a local image (podman) and saved as pause.tar. runc is Debian's.
+# endpoint), a static pause binary, built into a local image (podman) and saved as pause.tar, and distribution's
+# registry (the node's local registry, plain HTTP on the node's address). runc is Debian's.
 # Called by hack/testenv.sh build-node and, with TESTENV_NODES=real, by hack/testenv.sh up; never by the default
 # `make test` plane. Same caches and flags as build.sh. stdout: the node bin folder, as the last line.
 # Settings (env): TESTENV_BIN (the plane's bin folder; default: hack/testenv.sh build), KUBE_VERSION,
-# CONTAINERD_VERSION, CNI_PLUGINS_VERSION, CRICTL_VERSION, TESTENV_PAUSE_IMAGE, CONTAINER_TOOL (podman).
+# CONTAINERD_VERSION, CNI_PLUGINS_VERSION, CRICTL_VERSION, REGISTRY_VERSION, TESTENV_PAUSE_IMAGE, CONTAINER_TOOL
+# (podman).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 KUBE_VERSION=${KUBE_VERSION:-v1.36.3}
 CONTAINERD_VERSION=${CONTAINERD_VERSION:-v2.4.2}
 CNI_PLUGINS_VERSION=${CNI_PLUGINS_VERSION:-v1.10.0}
 CRICTL_VERSION=${CRICTL_VERSION:-v1.37.0}
+REGISTRY_VERSION=${REGISTRY_VERSION:-v3.1.2}
 PAUSE_IMAGE=${TESTENV_PAUSE_IMAGE:-localhost/testenv/pause:1.0}
 TOOL=${CONTAINER_TOOL:-podman}
 CACHE_ROOT=${TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/helm-operator-ts/testenv}
@@ -58,7 +61,7 @@ if [[ -z ${TESTENV_RUNC:-} ]] && ! command -v runc >/dev/null; then
 fi
 
 self_sum=$(cat "${BASH_SOURCE[0]}" "$TESTENV_BIN/k8s-wrapper.go.mod" | sha256sum | cut -c1-12)
-key="node-k8s-${KUBE_VERSION}_containerd-${CONTAINERD_VERSION}_cni-${CNI_PLUGINS_VERSION}_crictl-${CRICTL_VERSION}_$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)_${self_sum}"
+key="node-k8s-${KUBE_VERSION}_containerd-${CONTAINERD_VERSION}_cni-${CNI_PLUGINS_VERSION}_crictl-${CRICTL_VERSION}_registry-${REGISTRY_VERSION}_$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)_${self_sum}"
 BIN=$CACHE_ROOT/bin/$key
 if [[ -f $BIN/.complete ]]; then log "reusing $BIN"; echo "$BIN"; exit 0; fi
 
@@ -96,6 +99,11 @@ cni_build() {
 crictl_build() {
   (cd "$WORK" && GOBIN="$OUT" go install -ldflags "-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$CRICTL_VERSION" \
     "sigs.k8s.io/cri-tools/cmd/crictl@$CRICTL_VERSION")
+}
+# distribution's registry: the node's local registry (node-up.sh), which containerd pulls from over plain HTTP.
+registry_build() {
+  (cd "$WORK" && GOBIN="$OUT" go install -ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$REGISTRY_VERSION" \
+    "github.com/distribution/distribution/v3/cmd/registry@$REGISTRY_VERSION")
 }
 # Two small programs of our own, standard library only: pause (the sandbox's process: waits for SIGTERM/SIGINT and
 # reaps children) and testenv-forward (LISTEN_ADDR TARGET_ADDR: a TCP forwarder, the `kubernetes` Service's endpoint).
@@ -178,6 +186,7 @@ step "kubelet, kube-proxy $KUBE_VERSION" k8s_build
 step "containerd $CONTAINERD_VERSION" containerd_build
 step "CNI plugins $CNI_PLUGINS_VERSION" cni_build
 step "crictl $CRICTL_VERSION" crictl_build
+step "registry $REGISTRY_VERSION" registry_build
 step "pause, testenv-forward" small_build
 step "pause image $PAUSE_IMAGE" pause_image
 {
@@ -185,6 +194,7 @@ step "pause image $PAUSE_IMAGE" pause_image
   "$OUT/kube-proxy" --version
   "$OUT/containerd" --version
   "$OUT/crictl" --version
+  "$OUT/registry" --version
   echo "CNI plugins $CNI_PLUGINS_VERSION"
   echo "pause image $PAUSE_IMAGE"
   runc --version 2>/dev/null | sed -n 1p || echo "runc: not installed"

@@ -2,7 +2,8 @@
 # testenv node-down: stops the real node that node-up.sh started in $W/node and undoes what it changed outside it
 # (from $W/node/host-state). Sourced by down.sh before the control plane stops; uses its W, stop and running.
 # Order: kubelet (so that nothing restarts), every pod sandbox through CRI (CNI DEL, network namespaces, cgroups),
-# kube-proxy and its rules (kube-proxy --cleanup), containerd and any shim or container left, the forwarder; then
+# kube-proxy and its rules (kube-proxy --cleanup), containerd and any shim or container left, the forwarder and the
+# registry (its storage is under $W/node); then
 # mounts under $W/node, the kubepods cgroups, the KUBE-* iptables chains, the no-egress rule, the bridge, sysctls
 # and the fixed paths kubelet/containerd created.
 N=$W/node
@@ -39,6 +40,7 @@ if [[ -n $RUNC && -d $C/runc-root ]]; then
   done
 fi
 stop node-forward testenv-forward
+stop registry "$N/registry/config.yml"
 # Mounts under the node's folder (overlay snapshots, network namespaces, kubelet's bind mount of its root, volumes),
 # deepest first; lazily when busy.
 node_mounts() { awk -v n="$N" '$5 == n || index($5, n "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r; }

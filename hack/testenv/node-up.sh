@@ -4,9 +4,11 @@
 # The node: containerd (its own root, state and runc root under $W/node; sockets in /run/testenv-node), kubelet and
 # kube-proxy (iptables mode), Debian's runc, pods on the bridge $NODE_BRIDGE (10.77.0.1/24, the node's IP) in
 # network namespaces that containerd creates, a forwarder 10.77.0.1:6443 -> the API server as the `kubernetes`
-# Service's endpoint, and a rule that drops whatever the pods send off the bridge (no traffic leaves the machine).
+# Service's endpoint, a rule that drops whatever the pods send off the bridge (no traffic leaves the machine), and a
+# local registry (distribution's, plain HTTP on 10.77.0.1:5000) that containerd pulls from through its hosts.toml.
 # Everything it changes outside $W/node is recorded in $W/node/host-state for node-down.sh. One real node per
-# machine (fixed kubelet/kube-proxy ports 10248-10250/10256, /kubepods cgroups, the device-plugins socket).
+# machine (fixed kubelet/kube-proxy ports 10248-10250/10256, the registry's 5000, /kubepods cgroups, the
+# device-plugins socket).
 NODE_BIN=${TESTENV_NODE_BIN:?TESTENV_NODE_BIN must name the folder from hack/testenv.sh build-node}
 NODE_NAME=${TESTENV_NODE_NAME:-testenv-real-node}
 NODE_BRIDGE=${TESTENV_NODE_BRIDGE:-tenv0}
@@ -88,8 +90,35 @@ admin_curl /apis/discovery.k8s.io/v1/namespaces/default/endpointslices -X POST -
  "ports":[{"name":"https","port":6443,"protocol":"TCP"}]}
 JSON
 
+# ---- the local registry: distribution's, plain HTTP on the node's address, its storage under $N; podman pushes to
+# it with registries.conf below (insecure), containerd pulls from it through hosts.toml ----
+REGISTRY=$NODE_IP:5000
+mkdir -p "$N/registry/storage"
+cat >"$N/registry/config.yml" <<YAML
+version: 0.1
+log: {level: warn, fields: {service: registry}}
+storage:
+  filesystem: {rootdirectory: $N/registry/storage}
+  delete: {enabled: true}
+http:
+  addr: $REGISTRY
+YAML
+cat >"$N/registry/registries.conf" <<CONF
+[[registry]]
+location = "$REGISTRY"
+insecure = true
+CONF
+start registry env OTEL_TRACES_EXPORTER=none "$NODE_BIN/registry" serve "$N/registry/config.yml"
+wait_for registry curl -fsS -o /dev/null "http://$REGISTRY/v2/"
+
 # ---- containerd (TOML expands nothing: literal paths) ----
 C=$N/containerd
+mkdir -p "$C/certs.d/$REGISTRY"
+cat >"$C/certs.d/$REGISTRY/hosts.toml" <<TOML
+server = "http://$REGISTRY"
+[host."http://$REGISTRY"]
+  capabilities = ["pull", "resolve"]
+TOML
 cat >"$C/config.toml" <<TOML
 version = 3
 root = "$C/root"
@@ -109,6 +138,8 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.internal.v1.opt",
 [plugins]
   [plugins.'io.containerd.cri.v1.images']
     snapshotter = "overlayfs"
+    [plugins.'io.containerd.cri.v1.images'.registry]
+      config_path = "$C/certs.d"
     [plugins.'io.containerd.cri.v1.images'.pinned_images]
       sandbox = "$(cat "$NODE_BIN/pause.image")"
   [plugins.'io.containerd.cri.v1.runtime']

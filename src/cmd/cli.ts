@@ -21,6 +21,7 @@ const TOOLS = {
   init: 'runInitCommand',
   'generate bundle': 'runGenerateBundle',
   'generate rbac': 'runGenerateRbac',
+  'bundle validate': 'runBundleValidate',
   'create api': 'runCreateApi',
   pack: 'runPack',
 } as const;

@@ -266,6 +266,13 @@ export async function runGenerateRbac(argv: readonly string[], io: ToolIo, signa
   return 0;
 }
 
+/** `helm-operator bundle validate` (bundle-validate.ts), loaded when it runs. */
+export async function runBundleValidate(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  const { BUNDLE_VALIDATE_USAGE, runBundleValidate: run } = await import('./bundle-validate.js');
+  if (wantsHelp(argv, io, BUNDLE_VALIDATE_USAGE)) return 0;
+  return run(argv, io, signal);
+}
+
 /** `helm-operator pack` (pack.ts), loaded when it runs. */
 export async function runPack(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
   return (await import('./pack.js')).runPack(argv, io, signal);

@@ -1,4 +1,4 @@
-// The CLI's usage texts, and the dispatch of its command groups (`create`, `generate`): `--help` on a group lists
+// The CLI's usage texts, and the dispatch of its command groups (`create`, `generate`, `bundle`): `--help` on a group lists
 // its subcommands (exit 0), a missing or unknown one says which there are (exit 2). Called by cli.ts; writes only to
 // the streams it is handed, never reads process.*.
 
@@ -11,6 +11,7 @@ Commands:
   create api       add a kind: chart into charts/, watches.yaml entry, CRD, sample CR, RBAC
   generate rbac    regenerate config/rbac/role.yaml from the charts in watches.yaml
   generate bundle  write and validate the OLM bundle from the rendered config/manifests
+  bundle validate  check an OLM bundle directory by OLM's validators' rules (as operator-sdk's)
   undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
   cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
   pack      write this CLI's own npm package (.tgz) into a folder (make docker-build packs it for the image)
@@ -24,6 +25,7 @@ export const GROUPS = {
     rbac: 'regenerate config/rbac/role.yaml from the charts in watches.yaml',
     bundle: 'write and validate the OLM bundle from the rendered config/manifests',
   },
+  bundle: { validate: "check an OLM bundle directory by OLM's validators' rules (as operator-sdk's)" },
 } as const;
 
 export type Group = keyof typeof GROUPS;

@@ -1,6 +1,6 @@
 // The OLM "registry+v1" bundle format's fixed names (annotation keys, directories, allowed kinds) and the name and
-// version syntaxes it requires, shared by the bundle generator (bundle.ts) and validator (validate.ts).
-// Constants and pure predicates only.
+// version syntaxes it requires, shared by the bundle generator (bundle.ts) and validator (validate*.ts), and the
+// validator's Findings. Constants, types and pure predicates only.
 
 export const ANNOTATION = {
   mediatype: 'operators.operatorframework.io.bundle.mediatype.v1',
@@ -54,6 +54,25 @@ export function isSemver(v: string): boolean {
   return SEMVER.test(v);
 }
 
+/**
+ * The semver OLM reads from a CSV's spec.version (blang/semver's ParseTolerant: spaces and a leading "v" dropped,
+ * leading zeros dropped, "1" and "1.2" filled up to "1.0.0" and "1.2.0"), or undefined when it reads none.
+ */
+export function tolerantSemver(v: string): string | undefined {
+  const [major = '', minor, ...rest] = v.trim().replace(/^v/, '').split('.');
+  const parts = [major, ...(minor === undefined ? [] : [minor]), ...(rest.length > 0 ? [rest.join('.')] : [])].map(
+    (p) => {
+      if (p.length <= 1) return p;
+      const t = p.replace(/^0+/, '');
+      return /^[0-9]/.test(t) ? t : `0${t}`;
+    },
+  );
+  if (parts.length < 3 && /[+-]/.test(parts.at(-1) ?? '')) return undefined;
+  while (parts.length < 3) parts.push('0');
+  const out = parts.join('.');
+  return isSemver(out) ? out : undefined;
+}
+
 /** A DNS-1123 label: what a package name must be (it becomes part of object names). */
 export function isDnsLabel(s: string): boolean {
   return s.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s);
@@ -68,4 +87,15 @@ export function isCsvName(s: string): boolean {
 export interface Manifest {
   readonly file: string;
   readonly object: Record<string, unknown>;
+}
+
+/** What a bundle check found: errors make the bundle invalid, warnings do not. Each line names the file and field. */
+export interface Findings {
+  readonly errors: string[];
+  readonly warnings: string[];
+}
+
+/** A DNS-1035 label (a CRD version name, plural, singular, lowercased kind): starts with a letter. */
+export function isDns1035Label(s: string): boolean {
+  return s.length <= 63 && /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(s);
 }

@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from '../../config/yaml.js';
 import { generateBundle } from './bundle.js';
-import { validateBundle } from './validate.js';
+import { checkBundle, validateBundle } from './validate.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests reach into manifests by path to break them
 type Obj = Record<string, any>;
@@ -92,19 +92,39 @@ describe('validateBundle', () => {
     expect(await problems()).toContain('manifests/: holds 0 ClusterServiceVersions, want exactly 1');
   });
 
-  it('checks the CSV name against <package>.v<version>, and semver versions', async () => {
+  it('checks semver versions and names; a CSV name other than <package>.v<version> is only a warning', async () => {
     edit(CSV, (o) => {
       o.metadata.name = 'nginx.v0.1.0';
-      o.spec.version = '0.1';
+      o.spec.version = 'one.two';
+      o.spec.replaces = 'Nginx.v0.0.9';
       o.spec.minKubeVersion = 'latest';
       o.spec.displayName = undefined;
     });
     expect(await problems()).toEqual([
-      `${CSV}: spec.version "0.1" is not semver`,
-      `${CSV}: metadata.name "nginx.v0.1.0" should be "<package>.v<spec.version>" = "nginx-operator.v0.1"`,
+      `${CSV}: spec.version "one.two" is not semver`,
+      `${CSV}: spec.replaces "Nginx.v0.0.9" is not a DNS-1123 subdomain of at most 63`,
       `${CSV}: spec.displayName is required`,
       `${CSV}: spec.minKubeVersion "latest" is not semver`,
     ]);
+    expect((await checkBundle(bundle)).warnings).toEqual([
+      `${CSV}: metadata.name "nginx.v0.1.0" should be "<package>.v<spec.version>" = "nginx-operator.vone.two"`,
+    ]);
+    // OLM reads versions as blang/semver's ParseTolerant does: "v1.02" is 1.2.0, a warning; "1.0-rc1" none.
+    edit(CSV, (o) => {
+      o.metadata.name = 'nginx-operator.vv1.02';
+      o.spec.version = 'v1.02';
+      o.spec.minKubeVersion = '1.27.0';
+      o.spec.displayName = 'Nginx';
+      o.spec.replaces = undefined;
+    });
+    expect(await checkBundle(bundle)).toEqual({
+      errors: [],
+      warnings: [`${CSV}: spec.version "v1.02" is not strict semver (OLM reads it as 1.2.0)`],
+    });
+    edit(CSV, (o) => {
+      o.spec.version = '1.0-rc1';
+    });
+    expect(await problems()).toEqual([`${CSV}: spec.version "1.0-rc1" is not semver`]);
   });
 
   it('wants a deployment install strategy with at least one deployment and named service accounts', async () => {
@@ -120,38 +140,90 @@ describe('validateBundle', () => {
     ]);
   });
 
-  it('wants the four install modes, each once, at least one supported', async () => {
+  it('wants install modes, each once, of known types, at least one supported', async () => {
     edit(CSV, (o) => {
-      o.spec.installModes = o.spec.installModes
-        .filter((m: Obj) => m.type !== 'MultiNamespace')
-        .map((m: Obj) => ({ ...m, supported: false }));
+      o.spec.installModes = [
+        ...o.spec.installModes.map((m: Obj) => ({ ...m, supported: false })),
+        { type: 'OwnNamespace', supported: false },
+        { type: 'EveryNamespace', supported: false },
+      ];
     });
     expect(await problems()).toEqual([
-      `${CSV}: spec.installModes has 0 entries of type MultiNamespace, want 1`,
+      `${CSV}: spec.installModes lists OwnNamespace more than once`,
+      `${CSV}: spec.installModes has an unknown type EveryNamespace`,
       `${CSV}: spec.installModes supports no install mode`,
+    ]);
+    edit(CSV, (o) => {
+      o.spec.installModes = [];
+    });
+    expect(await problems()).toEqual([
+      `${CSV}: spec.installModes is empty (list OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces, each supported or not)`,
     ]);
   });
 
-  it('matches owned CRDs and CRD files both ways, by name, kind and served version', async () => {
+  it('matches owned CRDs and CRD files both ways, by group, version and kind', async () => {
     edit(CRD, (o) => {
       o.spec.names.kind = 'WebServer';
-      o.spec.versions[0].served = false;
     });
     const at = `${CSV}: spec.customresourcedefinitions.owned nginxes.demo.example.com (v1alpha1, Nginx)`;
     expect(await problems()).toEqual([
-      `${at}: the CRD's kind is WebServer`,
-      `${at}: the CRD serves no version v1alpha1`,
+      `${at}: no CRD in manifests/ has group demo.example.com, version v1alpha1 and kind Nginx`,
+      `${CRD}: CRD demo.example.com/v1alpha1 WebServer is in the bundle but not in the CSV's spec.customresourcedefinitions.owned`,
     ]);
-    renameSync(path(CRD), path('manifests/other.yaml'));
-    edit('manifests/other.yaml', (o) => {
-      o.metadata.name = 'webservers.demo.example.com';
+    edit(CRD, (o) => {
+      o.spec.names.kind = 'Nginx';
+      o.spec.versions.push({ ...o.spec.versions[0], name: 'v1', storage: false });
+    });
+    // Another version of an owned kind needs no entry of its own.
+    expect(await problems()).toEqual([]);
+  });
+
+  it('checks each CRD as the API server does: name, group, names, scope, versions, one storage version', async () => {
+    edit(CRD, (o) => {
+      o.metadata.name = 'nginx.demo.example.com';
+      o.spec.scope = 'Global';
+      o.spec.names.listKind = 'Nginx';
+      o.spec.versions.push({ ...o.spec.versions[0] });
     });
     expect(await problems()).toEqual(
       expect.arrayContaining([
-        `${at}: no CRD of that name in manifests/`,
-        "manifests/other.yaml: CRD webservers.demo.example.com is in the bundle but not in the CSV's spec.customresourcedefinitions.owned",
+        `${CRD}: metadata.name "nginx.demo.example.com" must be spec.names.plural.spec.group = "nginxes.demo.example.com"`,
+        `${CRD}: spec.names.listKind must differ from spec.names.kind`,
+        `${CRD}: spec.scope "Global" must be Namespaced or Cluster`,
+        `${CRD}: spec.versions[1].name "v1alpha1" appears twice`,
+        `${CRD}: spec.versions marks 2 versions as the storage version, want exactly 1`,
       ]),
     );
+  });
+
+  it('adds the operatorframework suite on request: provider, maintainers, links, icon, categories', async () => {
+    expect(await checkBundle(bundle, { suite: 'operatorframework' })).toEqual({
+      errors: [],
+      warnings: [`${CSV}: spec.icon is not set (catalogues show a placeholder)`],
+    });
+    edit(CSV, (o) => {
+      o.spec.provider = { name: ' ' };
+      o.spec.maintainers = [{ name: 'a' }, { name: 'b', email: 'not an address' }];
+      o.spec.links = [{ name: 'docs', url: 'docs.example.com' }];
+      o.spec.icon = [
+        { base64data: 'AAAA', mediatype: 'image/bmp' },
+        { base64data: '', mediatype: '' },
+      ];
+      o.metadata.annotations.capabilities = 'Basic';
+      o.metadata.annotations.categories = 'Networking, Fun';
+    });
+    const hub = await checkBundle(bundle, { suite: 'operatorframework' });
+    expect(hub.errors).toEqual([
+      `${CSV}: spec.provider.name is required`,
+      `${CSV}: spec.maintainers[0] needs both name and email`,
+      `${CSV}: spec.maintainers[1].email "not an address" is not an e-mail address`,
+      `${CSV}: spec.links[0].url "docs.example.com" is not a URL`,
+      `${CSV}: metadata.annotations.capabilities "Basic" is not one of Basic Install, Seamless Upgrades, Full Lifecycle, Deep Insights, Auto Pilot`,
+      `${CSV}: metadata.annotations.categories "Fun" is not a standard category`,
+      `${CSV}: spec.icon has 2 entries, want exactly 1`,
+      `${CSV}: spec.icon[0].mediatype "image/bmp" is not one of image/gif, image/jpeg, image/png, image/svg+xml`,
+    ]);
+    expect(await problems()).toEqual([]); // the default checks leave the catalogue metadata alone
   });
 
   it('wants alm-examples to be JSON naming owned kinds', async () => {

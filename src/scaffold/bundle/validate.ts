@@ -1,12 +1,19 @@
-// Structural validation of an OLM registry+v1 bundle directory, after operator-framework/api's validators
-// (annotations, CSV, owned CRDs, alm-examples, allowed kinds, service accounts) plus bundle.Dockerfile's labels.
-// Called by the CLI's bundle command and tests; only reads files, never writes, never reaches the network.
+// Validation of an OLM registry+v1 bundle directory, after operator-registry's format check and
+// operator-framework/api's default validators (annotations, CSV, CRDs, owned CRDs, alm-examples, service accounts,
+// size), optionally its `operatorframework` suite, plus allowed kinds and bundle.Dockerfile's labels. Called by the
+// CLI's `generate bundle` and `bundle validate` and by tests; only reads files, never writes or reaches the network.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { parseAllDocuments } from '../../config/yaml.js';
-import type { Manifest } from './format.js';
+import type { Findings, Manifest } from './format.js';
 import { ALLOWED_KINDS, ANNOTATION, CSV_KIND, isDnsLabel, MANIFESTS_DIR, MEDIATYPE, METADATA_DIR } from './format.js';
+import { checkCrd } from './validate-crd.js';
 import { checkCsv } from './validate-csv.js';
+import { checkHub } from './validate-hub.js';
+
+/** OLM stages a bundle in one ConfigMap: api's limit on the gzip'd, base64'd size of its files. */
+const MAX_BUNDLE_BYTES = 1 << 20;
 
 async function readText(path: string, signal?: AbortSignal): Promise<string | undefined> {
   try {
@@ -56,7 +63,8 @@ async function checkAnnotations(dir: string, problems: string[], signal?: AbortS
     problems.push(`${file}: ${ANNOTATION.channels} must list one or more channels, comma-separated`);
   }
   const def = a[ANNOTATION.defaultChannel];
-  if (def !== undefined && !channels.includes(String(def))) {
+  if (def === '') problems.push(`${file}: ${ANNOTATION.defaultChannel} is empty (leave it out, or name a channel)`);
+  else if (def !== undefined && !channels.includes(String(def))) {
     problems.push(`${file}: ${ANNOTATION.defaultChannel} "${String(def)}" is not one of the channels`);
   }
   for (const [k, v] of Object.entries(a)) {
@@ -128,17 +136,54 @@ async function checkDockerfile(dir: string, annotations: Record<string, string>,
   if (!/^\s*FROM\s+scratch\s*$/im.test(text)) problems.push('bundle.Dockerfile: must be FROM scratch');
 }
 
-/** Problems found in the bundle at `dir` (the folder holding manifests/ and metadata/); [] means valid. */
-export async function validateBundle(dir: string, options: { signal?: AbortSignal } = {}): Promise<string[]> {
+/** The gzip'd, base64'd size of every file under dir, as api's bundle loader sums it. */
+async function compressedSize(dir: string, signal?: AbortSignal): Promise<number> {
+  let total = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    signal?.throwIfAborted();
+    if (!e.isFile()) continue;
+    const gz = gzipSync(await readFile(join(e.parentPath, e.name)));
+    total += Math.ceil(gz.length / 3) * 4;
+  }
+  return total;
+}
+
+async function checkSize(dir: string, out: Findings, signal?: AbortSignal) {
+  const size = await compressedSize(dir, signal).catch(() => 0);
+  const kib = (n: number) => `${Math.round(n / 1024)} KiB`;
+  if (size > MAX_BUNDLE_BYTES) {
+    out.errors.push(`.: the bundle's compressed size ~${kib(size)} exceeds OLM's ${kib(MAX_BUNDLE_BYTES)}`);
+  } else if (size > MAX_BUNDLE_BYTES * 0.85) {
+    out.warnings.push(`.: the bundle's compressed size ~${kib(size)} nears OLM's ${kib(MAX_BUNDLE_BYTES)}`);
+  }
+}
+
+export interface CheckBundleOptions {
+  /** operator-sdk's `--select-optional suite=operatorframework`: also run the operatorhub checks. */
+  readonly suite?: 'operatorframework';
+  readonly signal?: AbortSignal;
+}
+
+/** Errors and warnings found in the bundle at `dir` (the folder holding manifests/ and metadata/). */
+export async function checkBundle(dir: string, options: CheckBundleOptions = {}): Promise<Findings> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const problems: string[] = [];
-  const annotations = await checkAnnotations(dir, problems, signal);
-  const manifests = await loadManifests(dir, problems, signal);
+  const out: Findings = { errors: [], warnings: [] };
+  const annotations = await checkAnnotations(dir, out.errors, signal);
+  const manifests = await loadManifests(dir, out.errors, signal);
   const csvs = manifests.filter((m) => m.object.kind === CSV_KIND);
-  if (csvs.length !== 1) problems.push(`${MANIFESTS_DIR}: holds ${csvs.length} ClusterServiceVersions, want exactly 1`);
+  if (csvs.length !== 1)
+    out.errors.push(`${MANIFESTS_DIR}: holds ${csvs.length} ClusterServiceVersions, want exactly 1`);
+  for (const crd of manifests.filter((m) => m.object.kind === 'CustomResourceDefinition')) checkCrd(crd, out);
   const csv = csvs[0];
-  if (csv) problems.push(...checkCsv(csv, manifests, annotations?.[ANNOTATION.package]));
-  if (annotations) await checkDockerfile(dir, annotations, problems);
-  return problems;
+  if (csv) checkCsv(csv, manifests, annotations?.[ANNOTATION.package], out);
+  if (csv && options.suite === 'operatorframework') checkHub(csv, out);
+  await checkSize(dir, out, signal);
+  if (annotations) await checkDockerfile(dir, annotations, out.errors);
+  return out;
+}
+
+/** The errors found in the bundle at `dir` (default checks); [] means valid. */
+export async function validateBundle(dir: string, options: { signal?: AbortSignal } = {}): Promise<string[]> {
+  return (await checkBundle(dir, options)).errors;
 }

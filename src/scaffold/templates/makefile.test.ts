@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -53,8 +53,10 @@ describe('the Makefile', () => {
       'HELM_OPERATOR ?= helm-operator',
       `HELM_OPERATOR_VERSION ?= ${VERSION}`,
       'HELM_OPERATOR_PACKAGE ?= helm-operator-ts@$(HELM_OPERATOR_VERSION)',
-      'IMAGE_TAG_BASE ?= example.com/memcached-operator',
       'BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)',
+      'PACKAGE_NAME ?= memcached-operator',
+      'BUNDLE_IMGS ?= $(BUNDLE_IMG)',
+      'CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)',
     ]) {
       expect(text.split('\n')).toContain(line);
     }
@@ -108,9 +110,7 @@ describe('the Makefile', () => {
       'podman build --network=host --build-arg GO_IMAGE=m/golang:1 -t r/o:1 .',
     ]);
     expect((await build('IMG=r/o:1', 'HELM_OPERATOR_VERSION=9.8.7'))[1]).toBe(npmPack('helm-operator-ts@9.8.7'));
-    expect(await dry('bundle-build')).toBe(
-      'docker build -f bundle.Dockerfile -t example.com/memcached-operator-bundle:v0.0.1 .',
-    );
+    expect(await dry('bundle-build')).toBe('docker build -f bundle.Dockerfile -t controller-bundle:v0.0.1 .');
     expect(await dry('bundle', 'VERSION=1.2.3', 'CHANNELS=alpha,beta', 'DEFAULT_CHANNEL=alpha', 'IMG=r/o:1')).toBe(
       'kubectl kustomize config/manifests | helm-operator generate bundle --version=1.2.3 --channels=alpha,beta --default-channel=alpha --image=r/o:1 -f -',
     );
@@ -139,6 +139,96 @@ describe('the Makefile', () => {
       expect(build.at(-2)).toMatch(/\/bin\/helm-operator pack --destination=bin\/image$/);
     },
   );
+
+  describe('bundle and catalog images', () => {
+    // operator-sdk's IMAGE_TAG_BASE, derived from IMG's repository: BUNDLE_IMG and CATALOG_IMG follow IMG and VERSION.
+    it.skipIf(!HAVE_MAKE).each([
+      ['controller:latest', 'controller'],
+      ['op:1.0', 'op'],
+      ['host:5000/team/op:v1.2', 'host:5000/team/op'],
+      ['host:5000/team/op', 'host:5000/team/op'],
+      [`op@${DIGEST}`, 'op'],
+      [`reg.io/op:1.0@${DIGEST}`, 'reg.io/op'],
+    ])('derives them from IMG=%s (skipped without make and bash)', async (img, base) => {
+      const dry = async (...args: string[]) => (await make('-n', `IMG=${img}`, ...args)).trim();
+      expect(await dry('bundle-build', 'VERSION=0.0.2')).toBe(
+        `docker build -f bundle.Dockerfile -t ${base}-bundle:v0.0.2 .`,
+      );
+      expect(await dry('bundle-push')).toBe(`docker push ${base}-bundle:v0.0.1`);
+      expect(await dry('catalog-push', 'VERSION=1.2.3')).toBe(`docker push ${base}-catalog:v1.2.3`);
+      // Given outright, they win.
+      expect(await dry('bundle-push', 'BUNDLE_IMG=r/b:1', 'IMAGE_TAG_BASE=x/y')).toBe('docker push r/b:1');
+      expect(await dry('catalog-push', 'IMAGE_TAG_BASE=x/y')).toBe('docker push x/y-catalog:v0.0.1');
+    });
+
+    it.skipIf(!HAVE_MAKE)(
+      'catalog-build says "not yet" and names opm when there is none (skipped without make)',
+      async () => {
+        // This machine has no opm on PATH and the project no bin/opm: the tests never build one.
+        const failed = await make('catalog-build').then(
+          () => undefined,
+          (err: { stderr: string; code: number }) => err,
+        );
+        expect(failed?.code).toBe(2);
+        expect(failed?.stderr).toContain('not yet: catalog-build needs opm, and helm-operator does not build it yet');
+        expect(failed?.stderr).toMatch(/no \/.*\/bin\/opm and no opm on PATH/);
+        await expect(stat(join(dir, 'catalog'))).rejects.toThrow();
+      },
+    );
+
+    it.skipIf(!HAVE_MAKE)(
+      'catalog-build renders a basic template of BUNDLE_IMGS with opm, then builds (skipped without make)',
+      async () => {
+        // A stand-in opm: `alpha render-template basic FILE` prints FILE, `generate dockerfile D` writes D.Dockerfile;
+        // a stand-in container tool prints its arguments.
+        const fakeOpm = join(dir, 'fake-opm');
+        await writeFile(
+          fakeOpm,
+          '#!/bin/sh\necho "opm $*" >> opm.log\ncase "$1 $2" in\n  "alpha render-template") cat "$4" ;;\n  "generate dockerfile") echo FROM x > "$3.Dockerfile" ;;\nesac\n',
+        );
+        await chmod(fakeOpm, 0o755);
+        const out = await make(
+          '-s',
+          `OPM=${fakeOpm}`,
+          'CONTAINER_TOOL=echo',
+          'CHANNELS=alpha,stable',
+          'DEFAULT_CHANNEL=stable',
+          'BUNDLE_IMGS=r/op-bundle:v0.0.1,r/op-bundle:v0.0.2',
+          'IMG=r/op:v0.0.2',
+          'VERSION=0.0.2',
+          'catalog-build',
+        );
+        expect(out.trim()).toBe('build -f catalog.Dockerfile -t r/op-catalog:v0.0.2 .');
+        const entries = [
+          { name: 'memcached-operator.v0.0.1' },
+          { name: 'memcached-operator.v0.0.2', replaces: 'memcached-operator.v0.0.1' },
+        ];
+        expect(parse(await readFile(join(dir, 'catalog/index.yaml'), 'utf8'))).toEqual({
+          schema: 'olm.template.basic',
+          entries: [
+            { schema: 'olm.package', name: 'memcached-operator', defaultChannel: 'stable' },
+            ...['alpha', 'stable'].map((name) => ({
+              schema: 'olm.channel',
+              package: 'memcached-operator',
+              name,
+              entries,
+            })),
+            { schema: 'olm.bundle', image: 'r/op-bundle:v0.0.1' },
+            { schema: 'olm.bundle', image: 'r/op-bundle:v0.0.2' },
+          ],
+        });
+        expect((await readFile(join(dir, 'opm.log'), 'utf8')).trim().split('\n')).toEqual([
+          'opm alpha render-template basic catalog.template.yaml --output=yaml',
+          'opm validate catalog',
+          'opm generate dockerfile catalog',
+        ]);
+        await rm(join(dir, 'catalog'), { recursive: true });
+        await rm(join(dir, 'catalog.Dockerfile'));
+        await rm(join(dir, 'catalog.template.yaml'));
+        await rm(join(dir, 'opm.log'));
+      },
+    );
+  });
 
   describe('make deploy', () => {
     it.skipIf(!HAVE_MAKE).each([

@@ -23,10 +23,13 @@ export const MAKE_TARGETS = [
   'bundle',
   'bundle-build',
   'bundle-push',
+  'opm',
+  'catalog-build',
+  'catalog-push',
 ] as const;
 
 // Recipe lines start with a tab: written as \t so that editors and formatters cannot turn it into spaces.
-export function makefile({ domain, projectName }: ScaffoldContext): string {
+export function makefile({ projectName }: ScaffoldContext): string {
   return `# VERSION defines the project version for the bundle.
 # Update this value when you upgrade the version of your project.
 # To re-generate a bundle for another specific version without changing the standard setup, you can:
@@ -51,15 +54,29 @@ BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
 endif
 BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
 
-# IMAGE_TAG_BASE defines the registry namespace and part of the image name for remote images.
-IMAGE_TAG_BASE ?= ${domain}/${projectName}
+# Image URL to use all building/pushing image targets
+IMG ?= controller:latest
+
+# IMAGE_TAG_BASE defines the registry namespace and part of the image name for remote images: IMG's repository
+# (IMG without its tag and digest; a ":" before the last "/" belongs to a registry host), so that
+# "make docker-build docker-push bundle bundle-build bundle-push IMG=host:5000/team/${projectName}:v0.0.1" builds and
+# pushes host:5000/team/${projectName}-bundle:v$(VERSION) with no other variable set.
+#
+# For example, running 'make bundle-build bundle-push catalog-build catalog-push' will build and push both
+# $(IMAGE_TAG_BASE)-bundle:v$(VERSION) and $(IMAGE_TAG_BASE)-catalog:v$(VERSION).
+IMG_NAME = $(firstword $(subst @, ,$(IMG)))
+IMG_LAST = $(lastword $(subst /, ,$(IMG_NAME)))
+IMAGE_TAG_BASE ?= $(patsubst %$(IMG_LAST),%$(firstword $(subst :, ,$(IMG_LAST))),$(IMG_NAME))
 
 # BUNDLE_IMG defines the image:tag used for the bundle.
 # You can use it as an arg. (E.g make bundle-build BUNDLE_IMG=<some-registry>/<project-name-bundle>:<tag>)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 
-# Image URL to use all building/pushing image targets
-IMG ?= controller:latest
+# The OLM package: the bundle's package name (PROJECT's projectName) and the catalog's default channel.
+PACKAGE_NAME ?= ${projectName}
+CATALOG_CHANNELS = $(subst $(COMMA), ,$(or $(CHANNELS),alpha))
+CATALOG_DEFAULT_CHANNEL = $(or $(DEFAULT_CHANNEL),$(firstword $(CATALOG_CHANNELS)))
+COMMA := ,
 
 # CONTAINER_TOOL defines the container tool to be used for building images.
 # Be aware that the target commands are only tested with Docker which is
@@ -101,6 +118,16 @@ IMAGE_CLI_DEP = $(HELM_OPERATOR_DEP)
 IMAGE_CLI = $(HELM_OPERATOR) pack --destination=$(IMAGE_CLI_DIR)
 else
 IMAGE_CLI = npm pack --pack-destination $(IMAGE_CLI_DIR) --loglevel=error $(HELM_OPERATOR_PACKAGE) || { $(NO_PACKAGE); }
+endif
+# OPM: operator-registry's catalog tool, which catalog-build runs: bin/opm when there is one, else opm on PATH.
+# helm-operator does not build opm yet (issue 41): until it does, catalog-build stops with a "not yet" message
+# unless you put an opm there.
+ifneq (,$(wildcard $(LOCALBIN)/opm))
+OPM ?= $(LOCALBIN)/opm
+else ifneq (,$(shell command -v opm 2>/dev/null))
+OPM ?= opm
+else
+OPM ?= $(LOCALBIN)/opm
 endif
 # What to do when npm cannot get HELM_OPERATOR_PACKAGE (a registry that does not have helm-operator-ts).
 NO_PACKAGE = echo "npm could not get $(HELM_OPERATOR_PACKAGE) (is it in your npm registry?): set HELM_OPERATOR_PACKAGE=path/to/helm-operator-ts-X.Y.Z.tgz (a packed CLI), or put helm-operator on PATH (npm install -g path/to/helm-operator-ts-X.Y.Z.tgz)" >&2; exit 1
@@ -206,5 +233,43 @@ bundle-build: ## Build the bundle image BUNDLE_IMG.
 .PHONY: bundle-push
 bundle-push: ## Push the bundle image BUNDLE_IMG.
 \t$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+
+.PHONY: opm
+opm: ## Check that opm (operator-registry's catalog tool, OPM) is there; catalog-build needs it.
+\t@command -v "$(OPM)" >/dev/null 2>&1 || { echo "not yet: catalog-build needs opm, and helm-operator does not build it yet (issue 41): no $(OPM) and no opm on PATH; build operator-registry's cmd/opm and put it in bin/ (or on PATH, or set OPM=path/to/opm)" >&2; exit 1; }
+
+# A comma-separated list of bundle images (e.g. make catalog-build BUNDLE_IMGS=example.com/operator-bundle:v0.1.0,example.com/operator-bundle:v0.2.0).
+# These images MUST exist in a registry and be pull-able. Each one's tag must be v<its VERSION> (as BUNDLE_IMG's):
+# its bundle's ClusterServiceVersion is named $(PACKAGE_NAME).v<VERSION>, and each one replaces the one before it.
+BUNDLE_IMGS ?= $(BUNDLE_IMG)
+
+# The image tag given to the resulting catalog image (e.g. make catalog-build CATALOG_IMG=example.com/operator-catalog:v0.2.0).
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+
+# catalog-build writes a file-based catalog of BUNDLE_IMGS into catalog/ from a basic template (the package, one
+# olm.channel per channel of CHANNELS with the bundles in order, each replacing the one before it), validates it with
+# opm and builds it into the image CATALOG_IMG with the Dockerfile opm generates (catalog.Dockerfile).
+.PHONY: catalog-build
+catalog-build: opm ## Build the catalog image CATALOG_IMG holding BUNDLE_IMGS (a file-based catalog rendered by opm).
+\trm -rf catalog catalog.Dockerfile && mkdir -p catalog
+\t{ echo 'schema: olm.template.basic'; echo 'entries:'; \\
+\t  echo '- schema: olm.package'; echo '  name: $(PACKAGE_NAME)'; echo '  defaultChannel: $(CATALOG_DEFAULT_CHANNEL)'; \\
+\t  for channel in $(CATALOG_CHANNELS); do \\
+\t    echo '- schema: olm.channel'; echo '  package: $(PACKAGE_NAME)'; echo "  name: $$channel"; echo '  entries:'; prev=; \\
+\t    for img in $(subst $(COMMA), ,$(BUNDLE_IMGS)); do \\
+\t      name="$(PACKAGE_NAME).v$\${img##*:v}"; echo "  - name: $$name"; \\
+\t      if [ -n "$$prev" ]; then echo "    replaces: $$prev"; fi; prev=$$name; \\
+\t    done; \\
+\t  done; \\
+\t  for img in $(subst $(COMMA), ,$(BUNDLE_IMGS)); do echo '- schema: olm.bundle'; echo "  image: $$img"; done; \\
+\t} > catalog.template.yaml
+\t$(OPM) alpha render-template basic catalog.template.yaml --output=yaml > catalog/index.yaml
+\t$(OPM) validate catalog
+\t$(OPM) generate dockerfile catalog
+\t$(CONTAINER_TOOL) build $(CONTAINER_BUILD_FLAGS) -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image CATALOG_IMG.
+\t$(CONTAINER_TOOL) push $(CATALOG_IMG)
 `;
 }

@@ -74,6 +74,36 @@ export function scaffoldTargets(context: () => TargetsContext): void {
     expect(readdirSync(join(project, 'bundle/manifests')).some((f) => f.endsWith('.clusterserviceversion.yaml'))).toBe(
       true,
     );
+    // The bundle and catalog images follow IMG's repository and VERSION (operator-sdk's IMAGE_TAG_BASE), with no
+    // other variable set; catalog-build needs opm, which is not built yet, and says so.
+    rmSync(toolLog(), { force: true });
+    const argsTool = join(work, 'fake-args-tool'); // records its arguments only (no build context to list)
+    writeFileSync(argsTool, '#!/bin/sh\necho "args: $*" >> "$TOOL_LOG"\n');
+    chmodSync(argsTool, 0o755);
+    await make(
+      project,
+      offline,
+      'bundle-build',
+      'bundle-push',
+      'catalog-push',
+      `CONTAINER_TOOL=${argsTool}`,
+      'IMG=example.com/op:v1',
+    );
+    expect(
+      readFileSync(toolLog(), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('args: ')),
+    ).toEqual([
+      'args: build -f bundle.Dockerfile -t example.com/op-bundle:v0.0.1 .',
+      'args: push example.com/op-bundle:v0.0.1',
+      'args: push example.com/op-catalog:v0.0.1',
+    ]);
+    const noOpm = await make(project, offline, 'catalog-build', 'IMG=example.com/op:v1').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(noOpm).toBeInstanceOf(CommandFailedError);
+    expect((noOpm as CommandFailedError).stderr).toContain('not yet: catalog-build needs opm');
 
     // make run binds helm-operator's default ports, as the quickstart's does: one of the two at a time.
     const release = await lockDefaultPorts();
