@@ -26,6 +26,7 @@ import { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
 import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
 import { releaseInformers } from '../records/informers.js';
 import { ValuesFromWatch } from '../references/values-from-watch.js';
+import { uninstallQueue } from '../uninstall/queue.js';
 import { Uninstaller } from '../uninstall/uninstaller.js';
 import { runGroup } from './group.js';
 import { processHelm } from './process-helm.js';
@@ -161,15 +162,18 @@ export async function runOperator(o: OperatorOptions, signal: AbortSignal): Prom
       metrics: o.metrics,
       chartRollout: rollout,
       adoption,
-      // Uninstall batches take only CRs this replica reconciles: being deleted, and of a shard it holds.
-      deletingCrs: (namespace) =>
-        informers
-          .list(namespace)
-          .filter((cr) => cr.metadata.deletionTimestamp && (!gate || gate.admit(keyOf(cr))))
-          .map((cr) => cr as unknown as CustomResource),
-      uninstallBatch: o.uninstallBatch,
-      uninstallLanes: workers,
-      uninstaller: uninstaller || undefined,
+      // The uninstall queue coalesces only CRs this replica reconciles: being deleted, and of a shard it holds.
+      uninstalls: uninstallQueue({
+        uninstaller: uninstaller || undefined,
+        deleting: (namespace) =>
+          informers
+            .list(namespace)
+            .filter((cr) => cr.metadata.deletionTimestamp && (!gate || gate.admit(keyOf(cr))))
+            .map((cr) => cr as unknown as CustomResource),
+        batch: o.uninstallBatch,
+        lanes: workers,
+        inFlight,
+      }),
       postRender: o.postRender ?? false,
       chartStageDir: o.chartStageDir,
       clock: o.clock,

@@ -23,10 +23,9 @@ import { referenceReader } from '../reconciler/inputs/values-from.js';
 import { HelmReconciler } from '../reconciler/reconciler.js';
 import type { AdoptionQueue } from '../reconciler/release/adoption-queue.js';
 import type { ChartRolloutGate } from '../reconciler/rollout/chart-rollout.js';
-import type { CustomResource, StatusManifestMode } from '../reconciler/types.js';
+import type { CustomResource, StatusManifestMode, UninstallsPort } from '../reconciler/types.js';
 import { releaseReader, SECRETS } from '../records/reader.js';
 import type { ReleaseReader } from '../records/types.js';
-import type { Uninstaller } from '../uninstall/uninstaller.js';
 
 export interface WatchReconcilerOptions {
   readonly watch: Watch;
@@ -50,14 +49,8 @@ export interface WatchReconcilerOptions {
   readonly suppressOverrideValues: boolean;
   readonly statusManifest?: StatusManifestMode | undefined;
   readonly metrics?: OperatorMetrics | undefined;
-  /** The CRs of a namespace being deleted that this replica reconciles: batch uninstalls. @default one each */
-  readonly deletingCrs?: ((namespace: string) => readonly CustomResource[]) | undefined;
-  /** Releases one `helm uninstall` takes at most. @default 50 */
-  readonly uninstallBatch?: number | undefined;
-  /** The controller's workers, over which batches share the releases being deleted. @default 1 */
-  readonly uninstallLanes?: number | undefined;
-  /** Uninstalls without a helm process what it can (uninstall/uninstaller.ts). @default none: helm each time */
-  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'> | undefined;
+  /** Where deletion passes uninstall their releases (uninstall/queue.ts). @default helm for each release, alone */
+  readonly uninstalls?: UninstallsPort | undefined;
   /** The watch's chart rollout gate (operator.ts builds it, and wakes held CRs through the controller). */
   readonly chartRollout?: ChartRolloutGate | undefined;
   /** The watch's adoption checks (operator.ts builds the queue, and wakes checked CRs through the controller). */
@@ -114,10 +107,7 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
       const record = `sh.helm.release.v1.${release}.v${revision}`;
       await kube.patch(SECRETS, namespace, record, { metadata: { labels } }, 'merge', { signal });
     },
-    ...(o.deletingCrs ? { deletingCrs: o.deletingCrs } : {}),
-    ...(o.uninstallBatch === undefined ? {} : { uninstallBatch: o.uninstallBatch }),
-    ...(o.uninstallLanes === undefined ? {} : { uninstallLanes: o.uninstallLanes }),
-    ...(o.uninstaller ? { uninstaller: o.uninstaller } : {}),
+    uninstalls: o.uninstalls,
     chartStageDir: o.chartStageDir,
     clock: o.clock,
     logger,

@@ -4,6 +4,7 @@
 // Built by reconciler.ts' constructor; a bad override fails here, at startup, not at the first reconcile.
 
 import { parseOverrides } from '../config/strvals.js';
+import { uninstallQueue } from '../uninstall/queue.js';
 import { ReleaseDeletion } from './deletion/deletion.js';
 import { OutsideObjectMemo } from './deletion/orphans.js';
 import { ChartDigestMemo } from './inputs/chart-digest-memo.js';
@@ -12,6 +13,7 @@ import type { HelmReconcilerOptions } from './options.js';
 import { AdoptionQueue } from './release/adoption-queue.js';
 import { OwnedManifestMemo } from './release/owned-manifest.js';
 import { StatusReleaseMemo } from './status/status-manifest.js';
+import type { CustomResource } from './types.js';
 
 export interface WatchKit extends HelmReconcilerOptions {
   readonly overrides: Record<string, unknown>;
@@ -36,6 +38,7 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
   const outside = options.outside ?? new OutsideObjectMemo();
   const adoption = options.adoption ?? new AdoptionQueue({ signal: new AbortController().signal });
   const owned = new OwnedManifestMemo(options.ownedManifest);
+  const uninstalls = options.uninstalls ?? uninstallQueue<CustomResource>({ inFlight: options.inFlight });
   const forget = (key: string) => {
     outside.forget(key);
     adoption.forget(key);
@@ -53,7 +56,7 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
     loadedChart: new LoadedChartMemo({ chartDir, digest: chartDigest, stageDir, logger: options.logger }),
     statusRelease,
     outside,
-    deletion: new ReleaseDeletion({ ...options, outside, forget }),
+    deletion: new ReleaseDeletion({ ...options, outside, forget, uninstalls }),
     adoption,
     adoptInBackground: options.adoption !== undefined,
     owned,

@@ -6,13 +6,19 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/types.js';
 import type { ReleaseReader } from '../records/types.js';
-import type { Uninstaller } from '../uninstall/uninstaller.js';
 import type { BackoffPolicy } from './classify.js';
 import type { OutsideObjectMemo, OutsideRef } from './deletion/orphans.js';
 import type { ReferenceReader } from './inputs/values-from.js';
 import type { AdoptionQueue } from './release/adoption-queue.js';
 import type { ChartRolloutGate } from './rollout/chart-rollout.js';
-import type { CrAccess, CustomResource, DependentsPort, EventSink, StatusManifestMode } from './types.js';
+import type {
+  CrAccess,
+  CustomResource,
+  DependentsPort,
+  EventSink,
+  StatusManifestMode,
+  UninstallsPort,
+} from './types.js';
 
 /** Removes the objects of an uninstalled release that still exist; returns those not gone yet. */
 export type Cleanup = (manifest: string, namespace: string, signal: AbortSignal) => Promise<{ remaining: unknown[] }>;
@@ -64,22 +70,10 @@ export interface HelmReconcilerOptions {
   /** Reads the ConfigMaps and Secrets of the values-from annotation. @default none: such CRs are Irreconcilable */
   readonly references?: ReferenceReader;
   /**
-   * The CRs of a namespace being deleted that this replica reconciles (the informers' copies, only shards it holds):
-   * a deletion pass's helm process may uninstall their releases too (deletion/batch.ts). @default none: one each
+   * Where deletion passes uninstall their releases (uninstall/queue.ts: coalesced with the other CRs being deleted,
+   * in-process or in one helm process). @default a queue of its own: helm for each release, alone
    */
-  readonly deletingCrs?: (namespace: string) => readonly CustomResource[];
-  /** Releases one `helm uninstall` process takes at most (1: one each). @default 50 (DEFAULT_UNINSTALL_BATCH) */
-  readonly uninstallBatch?: number;
-  /**
-   * The controller's workers: a batch takes its worker's share of the releases being deleted (deletion/batch.ts), so
-   * that each worker's helm gets about as many and none is left with the tail alone. @default 1
-   */
-  readonly uninstallLanes?: number;
-  /**
-   * Uninstalls releases without a helm process (uninstall/uninstaller.ts); what it declines goes to `helm uninstall`.
-   * @default none: every uninstall runs helm
-   */
-  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'>;
+  readonly uninstalls?: UninstallsPort | undefined;
   /**
    * Where the checks of releases to adopt (no fingerprint label: operator-sdk's) run: a queue whose background slots
    * wake each CR when its check is done (the manager's). @default each check runs inline, in its reconcile
