@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeHelm, helmCommandError, releaseRecord } from '../../../test/fakes/helm.js';
 import { CrShelf, nginxCr, reconcilerOptions } from '../../../test/fakes/reconciler.js';
+import { RetryLaterError } from '../../core/errors.js';
 import { FINALIZER } from '../../finalizers/finalizers.js';
 import type { Release, UninstallParams } from '../../helm/types.js';
 import { NotFoundError } from '../../kube/errors.js';
@@ -300,6 +301,14 @@ describe('deletion passes over the uninstall queue, through helm', () => {
     await first;
     await w.reconcile('h');
     expect(w.uninstalls()).toEqual(['a b c d', 'e f g', 'h']);
+  });
+
+  it('a release another reconciler runs helm on: the pass comes back later, with no failure written', async () => {
+    const w = world([deleting('web')], { inFlight: new Set(['apps/web']) });
+    await expect(w.reconcile('web')).rejects.toBeInstanceOf(RetryLaterError);
+    expect(w.uninstalls()).toEqual([]);
+    expect(w.writes).toEqual([]);
+    expect(w.events).toEqual([]);
   });
 
   it('without the deleting CRs, uninstalls its own release only', async () => {

@@ -5,6 +5,7 @@
 // of another chart.
 
 import type { Outcome } from '../../controller/contract.js';
+import { RetryLaterError } from '../../core/errors.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { HelmCommandError } from '../../helm/errors.js';
 import { NotFoundError } from '../../kube/errors.js';
@@ -88,7 +89,8 @@ export class ReleaseDeletion {
         updater.removeFinalizers();
       }
     } catch (err) {
-      if (signal.aborted) throw err;
+      // Canceled, or the release is busy with another helm operation of this operator (the queue's retry): no failure.
+      if (signal.aborted || err instanceof RetryLaterError) throw err;
       const message = failureMessage(err);
       const failure = conditions.releaseFailed('UninstallError', message);
       const failed = failedStatus(updater.shown, failure, this.#o.clock.now());
