@@ -21,6 +21,9 @@ export interface LanesOptions {
   readonly log: Logger;
   /** Called with each release's outcome as soon as it has one (index into `releases`). */
   readonly onOutcome: (index: number, outcome: LaneOutcome) => void;
+  /** Called as a release's uninstall begins; a release `skip` names is left out. @default none */
+  readonly onStart?: (index: number) => void;
+  readonly skip?: (index: number) => boolean;
   /** @default IN_PROCESS_PARALLEL */
   readonly parallel?: number;
 }
@@ -30,6 +33,8 @@ export async function runLanes(o: LanesOptions): Promise<void> {
   let next = 0;
   const lane = async () => {
     for (let i = next++; i < o.releases.length; i = next++) {
+      if (o.skip?.(i)) continue;
+      o.onStart?.(i);
       const newest = o.releases[i] as Release;
       const request = { newest, namespace: o.namespace, disableHooks: o.disableHooks, signal: o.signal, log: o.log };
       const outcome = await o.uninstaller.uninstall(request).catch((error: unknown) => ({ error }));

@@ -12,10 +12,14 @@ export interface Held {
   readonly namespace: string;
   readonly outcome: Promise<MemberOutcome>;
   readonly settled: boolean;
+  /** Its uninstall has begun (a lane took it, or its helm process runs): its own pass can only wait for it. */
+  readonly started: boolean;
 }
 
 interface HeldState extends Held {
   settled: boolean;
+  started: boolean;
+  job?: QueueJob;
   resolve: (o: MemberOutcome) => void;
 }
 
@@ -50,11 +54,29 @@ export class QueueJob {
       namespace: key.slice(0, key.lastIndexOf('/')),
       outcome,
       settled: false,
+      started: false,
       resolve,
     };
     held.set(key, state);
     inFlight.add(key);
     return state;
+  }
+
+  /** Its uninstall begins: from now on its own pass waits for it. */
+  static begin(h: Held): void {
+    (h as HeldState).started = true;
+  }
+
+  /**
+   * Its own pass has come before its job began its uninstall: the pass takes it back (it starts at once, as its own
+   * request, rather than hold its worker idle), and the job skips it. False when it has begun or is settled.
+   */
+  static takeBack(held: Map<string, Held>, inFlight: Set<string>, h: Held): boolean {
+    const state = h as HeldState;
+    if (state.settled || state.started) return false;
+    if (state.job) state.job.settle(h, 'alone');
+    else QueueJob.letGo(held, inFlight, h);
+    return true;
   }
 
   /** Lets a held key go untouched (the job did not take it): its own pass, if it waits, runs alone. */
@@ -78,6 +100,7 @@ export class QueueJob {
 
   constructor(options: QueueJobOptions) {
     this.#o = options;
+    for (const h of options.members) (h as HeldState).job = this;
     options.inFlight.add(options.key);
     options.running(options.members.length + 1);
   }

@@ -108,6 +108,43 @@ describe('the uninstall queue', () => {
     expect(done).toEqual(['web', 'api']);
   });
 
+  it('lets a member pass take its release back when its job has not begun it, rather than idle its worker', async () => {
+    const done: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const one = {
+      takes: () => true,
+      uninstall: async (r: { newest: Release }): Promise<UninstallOutcome> => {
+        if (r.newest.name === 'api') await gate;
+        done.push(r.newest.name);
+        return 'uninstalled';
+      },
+    };
+    const q = uninstallQueue({ uninstaller: one, parallel: 1, deleting: () => [cr('web'), cr('api'), cr('db')] });
+    await expect(q.uninstall(request('web', []))).resolves.toBe('uninstalled');
+    // The one lane is on api; db's own pass comes: it starts db at once instead of waiting behind api.
+    await expect(q.uninstall(request('db', []))).resolves.toBe('uninstalled');
+    expect(done).toEqual(['web', 'db']);
+    open();
+    await expect(q.uninstall(request('api', []))).resolves.toBe('uninstalled');
+    await expect.poll(() => done).toEqual(['web', 'db', 'api']); // db once: the job skipped it
+  });
+
+  it('never takes a CR that is asking itself meanwhile: two requests at once run no release twice', async () => {
+    const calls: string[] = [];
+    const q = uninstallQueue({ lanes: 2, deleting: () => ['a', 'b', 'c', 'd'].map((n) => cr(n)) });
+    const slow = async (m: DeletingObject) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return releaseRecord({ name: m.metadata.name });
+    };
+    await Promise.all(['a', 'b'].map((n) => q.uninstall(request(n, calls, { member: slow }))));
+    const named = calls.flatMap((c) => c.split(' '));
+    expect(new Set(named).size).toBe(named.length);
+    expect(named).toEqual(expect.arrayContaining(['a', 'b']));
+  });
+
   it('asks a release another reconciler runs helm on to come back later', async () => {
     const q = uninstallQueue({ inFlight: new Set(['apps/web']) });
     await expect(q.uninstall(request('web', []))).rejects.toBeInstanceOf(RetryLaterError);

@@ -72,6 +72,8 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
   readonly #alone = new Map<string, string>();
   /** uids whose own pass removed the finalizer: a lagging copy of the CR has nothing left to do. */
   readonly #finished = new Map<string, string>();
+  /** uids whose release a request was answered gone: no job takes them (their pass is writing its finalizer). */
+  readonly #answered = new Map<string, string>();
   /** Releases of running jobs not done yet: work the other workers still have. */
   #running = 0;
 
@@ -83,13 +85,15 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
   /** Uninstalls the asking CR's release, or answers what a job of another CR's did to it. */
   async uninstall(r: QueueRequest<C>): Promise<QueueResult> {
     const held = this.#held.get(r.key);
-    if (held && (held.uid === r.uid || held.settled)) {
+    if (held && held.uid === r.uid && QueueJob.takeBack(this.#held, this.#inFlight, held)) {
+      r.log.debug({ release: r.release }, 'Taken back from a job that had not begun it');
+    } else if (held && (held.uid === r.uid || held.settled)) {
       // A settled outcome of another uid is an earlier CR's of the same name: dropped, never given to this one.
       const outcome = held.uid === r.uid ? await untilAborted(held.outcome, r.signal) : 'alone';
       if (this.#held.get(r.key) === held) this.#held.delete(r.key);
       if (outcome !== 'alone') {
         r.log.debug({ release: r.release, outcome }, 'Uninstalled with another release');
-        return outcome;
+        return this.#answer(r, outcome);
       }
     }
     if (this.#inFlight.has(r.key)) {
@@ -100,9 +104,15 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
     const uninstaller = this.#o.uninstaller;
     if (uninstaller?.takes(r.newest, r.disableHooks)) {
       const own = await this.#inProcess(r, r.newest, uninstaller);
-      if (own !== undefined) return own;
+      if (own !== undefined) return this.#answer(r, own);
     }
-    return this.#helm(r);
+    return this.#answer(r, await this.#helm(r));
+  }
+
+  #answer(r: QueueRequest<C>, result: QueueResult): QueueResult {
+    if (r.uid !== undefined)
+      remember(this.#answered, { metadata: { name: r.release, namespace: r.namespace, uid: r.uid } });
+    return result;
   }
 
   /** The CR's own pass removed its finalizer. */
@@ -121,7 +131,7 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
     newest: Release,
     uninstaller: Pick<Uninstaller, 'uninstall' | 'takes'>,
   ): Promise<QueueResult | undefined> {
-    const members = await this.#pick(r, (n) => uninstaller.takes(n, r.disableHooks));
+    const members = await this.#pickHolding(r, (n) => uninstaller.takes(n, r.disableHooks));
     const job = this.#start(r, members);
     let resolveOwn: (o: LaneOutcome) => void = () => undefined;
     const own = new Promise<LaneOutcome>((resolve) => {
@@ -135,6 +145,10 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
       signal: r.signal,
       log: r.log,
       ...(this.#o.parallel === undefined ? {} : { parallel: this.#o.parallel }),
+      skip: (i) => i > 0 && (members[i - 1] as Member<C>).held.settled,
+      onStart: (i) => {
+        if (i > 0) QueueJob.begin((members[i - 1] as Member<C>).held);
+      },
       onOutcome: (i, outcome) => {
         if (i === 0) {
           job.ownDone();
@@ -164,8 +178,9 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
    */
   async #helm(r: QueueRequest<C>): Promise<QueueResult> {
     const uninstaller = this.#o.uninstaller;
-    const members = await this.#pick(r, (n) => !uninstaller?.takes(n, r.disableHooks));
+    const members = await this.#pickHolding(r, (n) => !uninstaller?.takes(n, r.disableHooks));
     const job = this.#start(r, members);
+    for (const m of members) QueueJob.begin(m.held); // helm has every name from its start
     const byName = new Map(members.map((m) => [m.cr.metadata.name, m]));
     let ownGone = false;
     const onUninstalled = (release: string) => {
@@ -196,6 +211,17 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
     }
   }
 
+  /** #pick with the asking CR's own key held meanwhile, so that no other job takes it as a member while it picks. */
+  async #pickHolding(r: QueueRequest<C>, wants: (newest: Release) => boolean): Promise<Member<C>[]> {
+    this.#inFlight.add(r.key);
+    try {
+      return await this.#pick(r, wants);
+    } catch (err) {
+      this.#inFlight.delete(r.key);
+      throw err;
+    }
+  }
+
   /**
    * The deleting CRs `r`'s job takes, oldest deletion first: none held, in flight, finished or going alone, each
    * one `r.member` accepts and whose newest record `wants` (the same way of uninstalling), up to the worker's share.
@@ -210,7 +236,8 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
       const key = keyOf(cr);
       const uid = cr.metadata.uid ?? '';
       if (key === r.key || this.#held.has(key) || this.#inFlight.has(key)) return false;
-      return !this.#finished.has(uid) && !this.#alone.has(uid) && cr.metadata.deletionTimestamp !== undefined;
+      if (this.#finished.has(uid) || this.#answered.has(uid) || this.#alone.has(uid)) return false;
+      return cr.metadata.deletionTimestamp !== undefined;
     };
     const candidates = listed.filter(free).sort(byDeletion);
     const limit = Math.min(cap, batchShare(candidates.length + 1, this.#running, this.#o.lanes ?? 1)) - 1;
@@ -221,6 +248,7 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
       const key = keyOf(cr);
       const held = QueueJob.hold(this.#held, this.#inFlight, key, cr.metadata.uid);
       const newest = await r.member(cr, r.signal).catch(() => undefined);
+      if (held.settled) continue; // its own pass took it back meanwhile
       if (newest && wants(newest)) members.push({ key, cr, newest, held });
       else QueueJob.letGo(this.#held, this.#inFlight, held);
     }
@@ -246,7 +274,7 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
   #prune(namespace: string, listed: readonly C[]): void {
     const uids = new Set(listed.map((cr) => cr.metadata.uid));
     const keys = new Set(listed.map(keyOf));
-    for (const seen of [this.#finished, this.#alone])
+    for (const seen of [this.#finished, this.#answered, this.#alone])
       for (const [uid, ns] of seen) if (ns === namespace && !uids.has(uid)) seen.delete(uid);
     for (const [key, held] of this.#held)
       if (held.settled && held.namespace === namespace && !keys.has(key)) this.#held.delete(key);
