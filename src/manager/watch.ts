@@ -21,6 +21,7 @@ import type { ApiResource, KubeClient } from '../kube/types.js';
 import { ownershipArgsFor } from '../ownership/context.js';
 import type { HelmReconciler } from '../reconciler/reconciler.js';
 import type { CustomResource } from '../reconciler/types.js';
+import { uninstallQueue } from '../uninstall/queue.js';
 import type { OperatorParts } from './process.js';
 import { watchReconciler } from './reconciler.js';
 import { shardedCrs } from './shard-crs.js';
@@ -77,15 +78,18 @@ export async function buildWatch(parts: OperatorParts, watch: Watch, signal: Abo
     chartRollout: rollout,
     adoption,
     deletion: {
-      // Uninstall batches take only CRs this replica reconciles: being deleted, and of a shard it holds.
-      deletingCrs: (namespace) =>
-        informers
-          .list(namespace)
-          .filter((cr) => cr.metadata.deletionTimestamp && (!gate || gate.admit(keyOf(cr))))
-          .map((cr) => cr as unknown as CustomResource),
-      uninstallBatch: o.deletion.uninstallBatch,
-      uninstallLanes: workers,
-      uninstaller: parts.uninstaller,
+      // The uninstall queue coalesces only CRs this replica reconciles: being deleted, and of a shard it holds.
+      uninstalls: uninstallQueue({
+        uninstaller: parts.uninstaller,
+        deleting: (namespace) =>
+          informers
+            .list(namespace)
+            .filter((cr) => cr.metadata.deletionTimestamp && (!gate || gate.admit(keyOf(cr))))
+            .map((cr) => cr as unknown as CustomResource),
+        batch: o.deletion.uninstallBatch,
+        lanes: workers,
+        inFlight: parts.inFlight,
+      }),
     },
     logger,
   });

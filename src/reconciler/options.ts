@@ -7,7 +7,6 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { HelmClient } from '../helm/types.js';
 import type { ReleaseReader } from '../records/types.js';
-import type { Uninstaller } from '../uninstall/uninstaller.js';
 import type { BackoffPolicy } from './classify.js';
 import type {
   AdoptionChecks,
@@ -21,6 +20,7 @@ import type {
   OutsideObjects,
   ReferenceReader,
   StatusManifestMode,
+  UninstallsPort,
 } from './types.js';
 
 /** The ports a reconcile reads and writes through; the optional ones default to none. */
@@ -66,25 +66,13 @@ export interface ReconcilerPorts {
   readonly ownedManifest?: ((cr: CustomResource, manifest: string, signal: AbortSignal) => Promise<string>) | undefined;
 }
 
-/** How the CRs of the watch are deleted: the batches of releases one uninstall takes, and the in-process uninstall. */
+/** How the CRs of the watch are deleted. */
 export interface DeletionSettings {
   /**
-   * The CRs of a namespace being deleted that this replica reconciles (the informers' copies, only shards it holds):
-   * a deletion pass's helm process may uninstall their releases too (deletion/batch.ts). @default none: one each
+   * Where deletion passes uninstall their releases (uninstall/queue.ts: coalesced with the other CRs being deleted,
+   * in-process or in one helm process). @default a queue of its own: helm for each release, alone
    */
-  readonly deletingCrs?: ((namespace: string) => readonly CustomResource[]) | undefined;
-  /** Releases one `helm uninstall` process takes at most (1: one each). @default 50 */
-  readonly uninstallBatch?: number | undefined;
-  /**
-   * The controller's workers: a batch takes its worker's share of the releases being deleted (deletion/batch.ts), so
-   * that each worker's helm gets about as many and none is left with the tail alone. @default 1
-   */
-  readonly uninstallLanes?: number | undefined;
-  /**
-   * Uninstalls releases without a helm process (uninstall/uninstaller.ts); what it declines goes to `helm uninstall`.
-   * @default none: every uninstall runs helm
-   */
-  readonly uninstaller?: Pick<Uninstaller, 'uninstall' | 'takes'> | undefined;
+  readonly uninstalls?: UninstallsPort | undefined;
 }
 
 export interface HelmReconcilerOptions extends ReconcilerPorts, DeletionSettings {

@@ -6,6 +6,7 @@ import type { Admission } from '../chart-rollout/gate.js';
 import type { Condition } from '../conditions/conditions.js';
 import type { ReferenceKind } from '../config/values-from.js';
 import type { Logger } from '../core/logger.js';
+import type { Release } from '../helm/types.js';
 import type { OutsideRef } from '../ownership/orphans.js';
 
 export interface CustomResource {
@@ -216,4 +217,36 @@ export interface ChartRollout {
   pass(key: string): void;
   /** The CR is gone: drop it from the counts. */
   forget(key: string): void;
+}
+
+/** A deletion pass's request to the uninstall queue: its own CR's release only. */
+export interface UninstallsRequest {
+  /** `ns/name` (`/name` for a cluster-scoped CR). */
+  readonly key: string;
+  readonly uid: string | undefined;
+  readonly namespace: string;
+  readonly release: string;
+  /** The release's newest record as the pass read it; undefined when it has none. */
+  readonly newest: Release | undefined;
+  readonly disableHooks: boolean;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  /** The pass's `helm uninstall` of the release, then of `also`, calling `onUninstalled` as helm reports each gone. */
+  helm(also: readonly string[], onUninstalled: (release: string) => void): Promise<void>;
+  /** The newest record of another deleting CR that may go in the same job, else undefined. */
+  member(cr: CustomResource, signal: AbortSignal): Promise<Release | undefined>;
+}
+
+/**
+ * The uninstall queue below the reconciler (uninstall/queue.ts): uninstalls the asking CR's release, coalesced with
+ * the other deleting CRs it can see, and answers each of those its own outcome when its own pass asks. Never writes a
+ * CR: each pass writes its own status, event and finalizer.
+ */
+export interface UninstallsPort {
+  /** 'uninstalled', or 'not-found' when the release had no record left; throws the uninstall's failure. */
+  uninstall(request: UninstallsRequest): Promise<'uninstalled' | 'not-found'>;
+  /** The CR's own pass removed its finalizer. */
+  finish(cr: CustomResource): void;
+  /** True once the CR's own pass removed its finalizer: a copy that still shows it lags. */
+  finished(cr: CustomResource): boolean;
 }

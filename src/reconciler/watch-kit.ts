@@ -6,13 +6,14 @@
 import { AdoptionQueue } from '../adoption/queue.js';
 import { parseOverrides } from '../config/strvals.js';
 import { OutsideObjectMemo } from '../ownership/orphans.js';
+import { uninstallQueue } from '../uninstall/queue.js';
 import { ReleaseDeletion } from './deletion/deletion.js';
 import { ChartDigestMemo } from './inputs/chart-digest-memo.js';
 import { LoadedChartMemo } from './inputs/loaded-chart.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { OwnedManifestMemo } from './release/owned-manifest.js';
 import { StatusReleaseMemo } from './status/status-manifest.js';
-import type { AdoptionChecks, OutsideObjects } from './types.js';
+import type { AdoptionChecks, CustomResource, OutsideObjects } from './types.js';
 
 export interface WatchKit extends HelmReconcilerOptions {
   readonly overrides: Record<string, unknown>;
@@ -37,6 +38,7 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
   const outside = options.outside ?? new OutsideObjectMemo();
   const adoption = options.adoption ?? new AdoptionQueue({ signal: new AbortController().signal });
   const owned = new OwnedManifestMemo(options.ownedManifest);
+  const uninstalls = options.uninstalls ?? uninstallQueue<CustomResource>({ inFlight: options.inFlight });
   const forget = (key: string) => {
     outside.forget(key);
     adoption.forget(key);
@@ -54,7 +56,7 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
     loadedChart: new LoadedChartMemo({ chartDir, digest: chartDigest, stageDir, logger: options.logger }),
     statusRelease,
     outside,
-    deletion: new ReleaseDeletion({ ...options, outside, forget }),
+    deletion: new ReleaseDeletion({ ...options, outside, forget, uninstalls }),
     adoption,
     adoptInBackground: options.adoption !== undefined,
     owned,

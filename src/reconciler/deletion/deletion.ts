@@ -1,11 +1,12 @@
-// The deletion half of a reconcile, operator-sdk style: uninstall the CR's release, in-process (in-process.ts) or
-// else in one helm process, with those of other CRs being deleted beside it (batch.ts), or, when its records are
-// gone, delete what it left outside the namespace;
-// optionally wait for its objects (uninstall-wait), then write the uninstalled status and drop the finalizer. Built by
-// watch-kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never uninstalls a release of another chart.
+// The deletion half of a reconcile, operator-sdk style: ask the uninstall queue (the `uninstalls` port) for the CR's
+// own release, or, when its records are gone, delete what it left outside the namespace; optionally wait for its
+// objects (uninstall-wait), then write its own uninstalled status and event and drop its own finalizer. Built by
+// watch-kit.ts, run by reconciler.ts for a CR with a deletionTimestamp; never writes another CR, never uninstalls a
+// release of another chart.
 
 import { conditions } from '../../conditions/condition-catalogue.js';
 import type { Outcome } from '../../controller/contract.js';
+import { RetryLaterError } from '../../core/errors.js';
 import { hasOurFinalizer } from '../../finalizers/finalizers.js';
 import { HelmCommandError } from '../../helm/errors.js';
 import { NotFoundError } from '../../kube/errors.js';
@@ -14,16 +15,15 @@ import { releaseState, summaryOf } from '../../records/release-state.js';
 import type { StoredRelease } from '../../records/types.js';
 import { failureMessage } from '../classify.js';
 import type { HelmReconcilerOptions } from '../options.js';
-import { assertNotInFlight, whileInFlight } from '../release/in-flight.js';
+import { assertNotInFlight } from '../release/in-flight.js';
 import { reconcileHelm } from '../release/reconcile-helm.js';
 import { retryAfterFailure } from '../retry.js';
 import type { DraftRun, RunStart } from '../run.js';
 import { failedStatus, uninstalledStatus } from '../status/status.js';
 import { manifestToWaitFor } from '../status/status-manifest.js';
 import { StatusUpdater } from '../status/updater.js';
-import type { HelmAppStatus, OutsideObjects } from '../types.js';
-import { CLAIMED_REQUEUE_MS, UninstallBatches } from './batch.js';
-import { type InProcessResult, uninstallInProcess } from './in-process.js';
+import type { HelmAppStatus, OutsideObjects, UninstallsPort } from '../types.js';
+import { company } from './company.js';
 
 /** helm uninstall's words when the release has no records (any more). */
 const RELEASE_NOT_FOUND = /release: not found/;
@@ -45,11 +45,9 @@ export interface ReleaseDeletionOptions
     | 'releaseBackoff'
     | 'clock'
     | 'watch'
-    | 'deletingCrs'
-    | 'uninstallBatch'
-    | 'uninstallLanes'
-    | 'uninstaller'
   > {
+  /** The uninstall queue: the pass asks it for its own CR's release only. */
+  readonly uninstalls: UninstallsPort;
   /** What each CR's release put outside its namespace, remembered by the reconciler while it was deployed. */
   readonly outside: OutsideObjects;
   /** Called with "ns/name" once the finalizer is gone: drops what the reconciler remembers of the CR. */
@@ -63,12 +61,9 @@ export class ReleaseDeletion {
   readonly #o: ReleaseDeletionOptions;
   /** uninstall-wait: the manifest each deleting CR waits for, kept from the pass that still saw Helm's records. */
   readonly #waitFor = new Map<string, string>();
-  /** Other CRs being deleted whose releases one helm process takes with a pass's own. */
-  readonly #batches: UninstallBatches;
 
   constructor(options: ReleaseDeletionOptions) {
     this.#o = options;
-    this.#batches = new UninstallBatches(options);
   }
 
   /** Events on `cr`. */
@@ -82,13 +77,8 @@ export class ReleaseDeletion {
     if (!hasOurFinalizer(cr.metadata.finalizers)) return {};
     const release = cr.metadata.name;
     const key = `${cr.metadata.namespace ?? ''}/${release}`;
-    if (this.#batches.finished(cr)) return {}; // a batch removed its finalizer; this copy of it lags
-    if (this.#batches.claimed(key)) {
-      log.debug({ release }, 'Being uninstalled with another release');
-      return { requeueAfterMs: CLAIMED_REQUEUE_MS };
-    }
+    if (this.#o.uninstalls.finished(cr)) return {}; // its own pass removed its finalizer; this copy of it lags
     const history = await this.#o.releases.history(cr.metadata.namespace ?? '', release, { signal });
-    assertNotInFlight(this.#o.inFlight, key);
     const updater = new StatusUpdater({ crs: this.#o.crs, cr });
     let waiting: Outcome | undefined;
     try {
@@ -99,7 +89,8 @@ export class ReleaseDeletion {
         updater.removeFinalizers();
       }
     } catch (err) {
-      if (signal.aborted) throw err;
+      // Canceled, or the release is busy with another helm operation of this operator (the queue's retry): no failure.
+      if (signal.aborted || err instanceof RetryLaterError) throw err;
       const message = failureMessage(err);
       const failure = conditions.releaseFailed('UninstallError', message);
       const failed = failedStatus(updater.shown, failure, this.#o.clock.now());
@@ -119,7 +110,7 @@ export class ReleaseDeletion {
       if (gone) log.debug({ release }, 'Custom resource already gone');
     }
     if (waiting) return waiting;
-    this.#batches.finish(cr); // its informer copy may lag: a later pass of that copy has nothing to do
+    this.#o.uninstalls.finish(cr); // its informer copy may lag: a later pass of that copy has nothing to do
     this.#o.forget(key);
     this.#waitFor.delete(key);
     log.info({ release }, 'Removing finalizer');
@@ -140,14 +131,12 @@ export class ReleaseDeletion {
     const stored = updater.shown;
     const named = releaseState({ history, chart: this.#o.chartName });
     if (named.state === 'Unmanaged') {
+      assertNotInFlight(this.#o.inFlight, key);
       const owner = named.summary.latest?.chart.name;
       const message = `Release ${release} belongs to chart ${JSON.stringify(owner)}; left it installed`;
       log.warn({ release, chart: owner }, 'Release of another chart left alone');
       this.#o.events.event(cr, 'Warning', 'ReleaseConflict', message);
-    } else if (
-      history.length > 0 &&
-      ((await this.#inProcess(r, key, history)) ?? (await this.#helmUninstall(r, key, updater)))
-    ) {
+    } else if (await this.#uninstallRelease(r, key, updater, history)) {
       log.info({ release }, 'Uninstalled release');
       this.#o.events.event(cr, 'Normal', 'UninstallSucceeded', `Uninstalled release ${release}`);
     } else {
@@ -171,74 +160,45 @@ export class ReleaseDeletion {
   }
 
   /**
-   * The in-process uninstall (uninstall/uninstaller.ts), with the releases of other CRs being deleted beside it that
-   * it takes too (in-process.ts): true once done, false when no record was left after all (as `helm uninstall`'s
-   * "release: not found"), undefined when it leaves the release to helm (delete hooks, say).
+   * Asks the uninstall queue for the CR's own release: true once it is gone (by this request's job or by another CR's
+   * job that took it), false when it had no record left, or helm found none after all: its records went between our
+   * read and helm's (a namespace being deleted takes them), which is "already uninstalled", as operator-sdk treats it.
    */
-  async #inProcess(r: DeletionRequest, key: string, history: readonly StoredRelease[]): Promise<boolean | undefined> {
-    const newest = summaryOf(history).latest;
-    const uninstaller = this.#o.uninstaller;
-    const disableHooks = r.annotations.options.uninstallDisableHooks;
-    if (!uninstaller || !newest || !uninstaller.takes(newest, disableHooks)) return undefined;
-    const members = await this.#batches.pick(r, (n) => uninstaller.takes(n, disableHooks));
-    let result: InProcessResult | undefined;
-    await whileInFlight(this.#o.inFlight, key, () =>
-      this.#batches.together(
-        r,
-        members,
-        async (onGone) => {
-          result = await uninstallInProcess({ uninstaller, r, newest, members, onGone });
-          return result.gone;
-        },
-        () => [],
-      ),
-    );
-    const own = result?.own ?? 'not-found';
-    if (typeof own === 'object' && 'error' in own) throw own.error;
-    if (own === 'uninstalled') r.log.debug({ release: r.name }, 'Uninstalled without helm');
-    if (own === 'uninstalled' || own === 'not-found') return own === 'uninstalled';
-    r.log.debug({ release: r.name, reason: own.declined }, 'Uninstalling with helm');
-    return undefined;
-  }
-
-  /**
-   * `helm uninstall`, with the releases of other CRs being deleted beside it (batch.ts); false when helm found no
-   * release after all: its records went between our read and helm's (a namespace being deleted takes them), which is
-   * "already uninstalled", as operator-sdk treats it. A member helm did not get to is left to its own pass.
-   */
-  async #helmUninstall(r: DeletionRequest, key: string, updater: StatusUpdater): Promise<boolean> {
+  async #uninstallRelease(
+    r: DeletionRequest,
+    key: string,
+    updater: StatusUpdater,
+    history: readonly StoredRelease[],
+  ): Promise<boolean> {
     const { cr, signal } = r;
     const { options } = r.annotations;
-    const [release, namespace] = [cr.metadata.name, cr.metadata.namespace ?? ''];
+    const release = cr.metadata.name;
     // The CR's --timeout (uninstall hooks wait too); a slow uninstall shows as an event and Reconciling.
     const run = { ...r, updater, now: () => this.#o.clock.now(), note: this.#note(cr) };
     const helm = reconcileHelm({ helm: this.#o.helm, run, timeoutMs: options.helmTimeoutMs, clock: this.#o.clock });
-    const uninstaller = this.#o.uninstaller;
-    const members = await this.#batches.pick(r, (n) => !uninstaller?.takes(n, options.uninstallDisableHooks));
-    const also = members.map((m) => m.cr.metadata.name);
     const disableHooks = options.uninstallDisableHooks;
-    const gone = (err: unknown) => (err instanceof HelmCommandError ? (err.failure.uninstalled ?? []) : []);
     try {
-      await whileInFlight(this.#o.inFlight, key, () =>
-        this.#batches.together(
-          r,
-          members,
-          async (onUninstalled) => {
-            await helm.uninstall({
-              release,
-              namespace,
-              disableHooks,
-              signal,
-              ...(also.length ? { also, onUninstalled } : {}),
-            });
-            return undefined;
-          },
-          gone,
-        ),
-      );
-      return true;
+      const outcome = await this.#o.uninstalls.uninstall({
+        key,
+        uid: cr.metadata.uid,
+        namespace: r.namespace,
+        release,
+        newest: summaryOf(history).latest,
+        disableHooks,
+        signal,
+        log: r.log,
+        helm: (also, onUninstalled) =>
+          helm.uninstall({
+            release,
+            namespace: r.namespace,
+            disableHooks,
+            signal,
+            ...(also.length ? { also, onUninstalled } : {}),
+          }),
+        member: company(this.#o, r),
+      });
+      return outcome === 'uninstalled';
     } catch (err) {
-      if (gone(err).includes(release)) return true; // a member failed: its own pass retries it and reports it
       const notFound = err instanceof HelmCommandError && RELEASE_NOT_FOUND.test(err.failure.stderr);
       if (notFound && err.failure.release === release) return false;
       throw err;

@@ -1,14 +1,14 @@
+// The deletion of one CR through the uninstall queue's in-process lanes: no helm process, the CR's own event, status
+// and finalizer; a declined release goes to helm, a failure is reported on the CR with backoff.
 import { describe, expect, it } from 'vitest';
-import { helmWithHistory, releaseRecord } from '../../../test/fakes/helm.js';
+import { helmWithHistory } from '../../../test/fakes/helm.js';
 import { CrStore, nginxCr, reconcilerOptions } from '../../../test/fakes/reconciler.js';
 import { RetryLaterError } from '../../core/errors.js';
 import { UninstallFailedError } from '../../uninstall/errors.js';
+import { uninstallQueue } from '../../uninstall/queue.js';
 import type { UninstallOutcome, UninstallRequest } from '../../uninstall/uninstaller.js';
 import { HelmReconciler } from '../reconciler.js';
-import type { RunStart } from '../run.js';
 import type { HelmAppStatus } from '../types.js';
-import type { BatchMember } from './batch.js';
-import { IN_PROCESS_PARALLEL, uninstallInProcess } from './in-process.js';
 
 /** One deployed CR marked for deletion, and an uninstaller that answers `answer` (and clears the history if done). */
 async function deleting(answer: (r: UninstallRequest) => Promise<UninstallOutcome>) {
@@ -22,15 +22,17 @@ async function deleting(answer: (r: UninstallRequest) => Promise<UninstallOutcom
       releases: { history: async () => history.revisions },
       helm,
       events: { event: (_cr, type, reason, message) => recorded.push(`${type}:${reason}:${message}`) },
-      uninstaller: {
-        takes: () => true,
-        uninstall: async (r) => {
-          asked.push(r);
-          const outcome = await answer(r);
-          if (outcome === 'uninstalled') history.clear();
-          return outcome;
+      uninstalls: uninstallQueue({
+        uninstaller: {
+          takes: () => true,
+          uninstall: async (r) => {
+            asked.push(r);
+            const outcome = await answer(r);
+            if (outcome === 'uninstalled') history.clear();
+            return outcome;
+          },
         },
-      },
+      }),
     }),
   );
   const signal = new AbortController().signal;
@@ -74,44 +76,5 @@ describe('the deletion of a CR whose release the in-process uninstall takes', ()
     expect(condition(w.store.cr?.status, 'ReleaseFailed')?.message).toContain('Deployment apps/web: 403 Forbidden');
     expect(w.recorded.some((e) => e.startsWith('Warning:UninstallFailed:'))).toBe(true);
     expect(w.store.cr?.metadata.finalizers?.length).toBe(1);
-  });
-});
-
-describe('uninstallInProcess', () => {
-  it(`runs at most ${IN_PROCESS_PARALLEL} uninstalls at once, reports each gone as it goes, and names the members done`, async () => {
-    let running = 0;
-    let most = 0;
-    const gone: string[] = [];
-    const names = Array.from({ length: 20 }, (_, i) => `m${i}`);
-    const members: BatchMember[] = names.map((name) => ({
-      key: `apps/${name}`,
-      cr: nginxCr({}, { name }),
-      newest: releaseRecord({ name }),
-    }));
-    const r = {
-      namespace: 'apps',
-      signal: new AbortController().signal,
-      log: { debug: () => undefined },
-      annotations: { options: { uninstallDisableHooks: false } },
-    } as unknown as RunStart;
-    const result = await uninstallInProcess({
-      r,
-      newest: releaseRecord(),
-      members,
-      onGone: (release) => gone.push(release),
-      uninstaller: {
-        uninstall: async ({ newest }) => {
-          most = Math.max(most, ++running);
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          running--;
-          if (newest.name === 'm3') throw new UninstallFailedError('failed to delete release m3');
-          return newest.name === 'm4' ? { declined: 'the release has delete hooks to run' } : 'uninstalled';
-        },
-      },
-    });
-    expect(most).toBe(IN_PROCESS_PARALLEL);
-    expect(result.own).toBe('uninstalled');
-    expect(gone.sort()).toEqual(['web', ...names.filter((n) => n !== 'm3' && n !== 'm4')].sort());
-    expect(result.gone).toEqual(names.filter((n) => n !== 'm3' && n !== 'm4'));
   });
 });
