@@ -60,6 +60,36 @@ describe('the uninstall queue', () => {
     expect(asked).toBe(0);
   });
 
+  it('leaves out of its helm process a member taken back by its own pass while later members were read', async () => {
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const reading = new Promise<void>((r) => {
+      release = r;
+    });
+    let askedAboutDb: () => void = () => undefined;
+    const dbAsked = new Promise<void>((r) => {
+      askedAboutDb = r;
+    });
+    const q = uninstallQueue({ deleting: () => [cr('web'), cr('api'), cr('db')], lanes: 1 });
+    const web = q.uninstall(
+      request('web', calls, {
+        member: async (m) => {
+          if (m.metadata.name === 'db') {
+            askedAboutDb();
+            await reading; // api was picked; db's record is still being read
+          }
+          return releaseRecord({ name: m.metadata.name });
+        },
+      }),
+    );
+    await dbAsked;
+    // api's own pass comes now: the job has not begun it, so api takes it back and runs it itself.
+    await expect(q.uninstall(request('api', calls))).resolves.toBe('uninstalled');
+    release();
+    await expect(web).resolves.toBe('uninstalled');
+    expect(calls).toEqual(['api', 'web db']);
+  });
+
   it('answers a member its own outcome once, without running anything for it, and then forgets it', async () => {
     const done: string[] = [];
     const q = uninstallQueue({ uninstaller: uninstaller(done), deleting: () => [cr('web'), cr('api')] });

@@ -252,7 +252,8 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
       if (newest && wants(newest)) members.push({ key, cr, newest, held });
       else QueueJob.letGo(this.#held, this.#inFlight, held);
     }
-    return members;
+    // A member picked early may have been taken back by its own pass while later ones were read: it runs there.
+    return members.filter((m) => !m.held.settled);
   }
 
   #start(r: QueueRequest<C>, members: readonly Member<C>[]): QueueJob {
