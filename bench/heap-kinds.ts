@@ -31,6 +31,8 @@ import { startOperator } from './operator-process.ts';
 
 const CRS = Number(env.HEAP_CRS ?? 300);
 const SETTLE_S = Number(env.HEAP_SETTLE_S ?? 40);
+/** More Node flags for the operator, e.g. to try a V8 setting. */
+const NODE_FLAGS = env.HEAP_NODE_OPTIONS ?? '';
 
 async function main(): Promise<void> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
       reconcilePeriod: env.BENCH_RECONCILE_PERIOD || '30s',
       maxConcurrent: env.BENCH_MAX_CONCURRENT || '2',
       logLevel: 'default',
-      env: { ...env, BENCH_NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${work}` },
+      env: { ...env, BENCH_NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${work} ${NODE_FLAGS}` },
       onExit: noteOperatorExit,
     });
     try {
