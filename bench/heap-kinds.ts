@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     await kubectl('apply', '-f', 'config/crd/bases/');
     await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/nginxes.demo.example.com');
     await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
+    const path = `/apis/${GVR.group}/${GVR.version}/namespaces/${NS}/${GVR.plural}`;
+    const crs = await watchCRs({ kc, path, phase: 'heap', signal });
     const op = startOperator({
       root: ROOT,
       helm: join(plane.bin, env.BENCH_HELM || 'helm-v3'),
@@ -60,8 +62,6 @@ async function main(): Promise<void> {
       onExit: noteOperatorExit,
     });
     try {
-      const path = `/apis/${GVR.group}/${GVR.version}/namespaces/${NS}/${GVR.plural}`;
-      const crs = await watchCRs({ kc, path, phase: 'heap', signal });
       const names = Array.from({ length: CRS }, (_, i) => `heap-${String(i + 1).padStart(4, '0')}`);
       log(`creating ${CRS} CRs`);
       const custom = kc.makeApiClient(CustomObjectsApi);
@@ -87,10 +87,10 @@ async function main(): Promise<void> {
         { timeoutMs: 300_000, everyMs: 1_000 },
       );
       const r = retainedByHolder(file);
-      crs.close();
       const head = `${CRS} CRs settled: RSS ${rss.toFixed(1)} MiB, ${heap}, load ${load.toFixed(1)} at start, snapshot ${file}`;
       process.stdout.write(`${head}\n\n${retainedTable(r, 'retained by holder')}\n`);
     } finally {
+      crs.close(); // an open watch would keep this process alive after a failure
       await op.stop();
     }
   } finally {
