@@ -4,6 +4,7 @@
 
 import type { Clock } from '../core/clock.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import type { InformerCensus } from './census.js';
 import type { WatchEndReason } from './watch-end.js';
 
 export interface InformerHandler {
@@ -69,6 +70,8 @@ export interface InformerOptions {
   readonly clock?: Clock;
   /** Source of jitter in [0, 1); tests pass () => 0.5 for none. @default Math.random */
   readonly random?: () => number;
+  /** Where the informer counts its store and the watch events it receives, by kind. @default processCensus */
+  readonly census?: InformerCensus;
   /** Observes the informer (throws are ignored). @default none */
   readonly onEvent?: (event: InformerEvent) => void;
 }

@@ -4,6 +4,7 @@ import { configMap, configMaps, FakeKubeApi, type FakeWatch, page } from '../../
 import { flush } from '../../test/support/flush.js';
 import { GoneError, KubeTransportError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
+import { InformerCensus } from './census.js';
 import { Informer } from './informer.js';
 import type { InformerEvent, InformerOptions } from './informer-contract.js';
 
@@ -110,6 +111,22 @@ describe('Informer', () => {
       t.watch.deleted(configMap('b', '4'));
       expect(t.calls).toEqual(['add a@1', 'add b@2', 'update a 1->3', 'delete b@4']);
       expect(t.informer.list().map((o) => `${o.metadata.name}@${rv(o)}`)).toEqual(['a@3']);
+    });
+
+    it('reports its store and the watch events it receives to its census, and leaves the census when stopped', async () => {
+      const census = new InformerCensus();
+      const t = await synced([configMap('a', '1')], '1', { census });
+      t.watch.added(configMap('b', '2'));
+      t.watch.modified(configMap('a', '3'));
+      t.watch.bookmark('4');
+      expect(census.objects()).toEqual(new Map([['ConfigMap', 2]]));
+      expect(census.events()).toEqual([
+        { kind: 'ConfigMap', type: 'ADDED', count: 1 },
+        { kind: 'ConfigMap', type: 'MODIFIED', count: 1 },
+        { kind: 'ConfigMap', type: 'BOOKMARK', count: 1 },
+      ]);
+      await t.stop();
+      expect(census.objects()).toEqual(new Map([['ConfigMap', 0]]));
     });
 
     it('keeps running and reports the error when a handler throws', async () => {

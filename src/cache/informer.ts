@@ -8,6 +8,7 @@ import { type Clock, realClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import { type KubeApiError, KubeTransportError, kubeApiErrorFromStatus } from '../kube/errors.js';
 import type { KubeObject, WatchEvent } from '../kube/types.js';
+import { processCensus } from './census.js';
 import type { InformerEvent, InformerHandler, InformerOptions } from './informer-contract.js';
 import { listAll } from './list.js';
 import { Store } from './store.js';
@@ -78,6 +79,17 @@ export class Informer {
   async start(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new ConfigError('an informer can be started only once', { code: 'INFORMER_STARTED' });
     this.#started = true;
+    const census = this.#o.census ?? processCensus;
+    const kind = this.#o.resource.kind;
+    const release = census.hold({ kind, size: () => this.#store.size });
+    try {
+      await this.#run(signal);
+    } finally {
+      release();
+    }
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       const phase = this.#resourceVersion === undefined ? 'list' : 'watch';
       try {
@@ -146,6 +158,7 @@ export class Informer {
         options,
         (event) => {
           if (stop.signal.aborted) return;
+          (this.#o.census ?? processCensus).watchEvent(resource.kind, event.type);
           watchdog.touch();
           if (event.type === 'ERROR') {
             eventError = kubeApiErrorFromStatus(event.object);

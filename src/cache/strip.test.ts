@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiResource, KubeObject, WatchEvent } from '../kube/types.js';
-import { stripManagedFields, transformingClient } from './strip.js';
+import { ManifestPool } from './manifest-pool.js';
+import { shareStatusManifest, stripManagedFields, transformingClient } from './strip.js';
 
 const res: ApiResource = { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
 const obj = (name: string): KubeObject => ({
@@ -38,5 +39,30 @@ describe('transformingClient', () => {
   it('returns an object without managedFields as it is', () => {
     const plain: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p' } };
     expect(stripManagedFields(plain)).toBe(plain);
+  });
+
+  it("asks the pool for the copy of a CR's status manifest to keep, keyed by namespace and release name", () => {
+    const asked: string[] = [];
+    const pool = new (class extends ManifestPool {
+      override share(release: string, text: string): string {
+        asked.push(`${release}: ${text}`);
+        return super.share(release, text);
+      }
+    })();
+    const cr = {
+      apiVersion: 'demo/v1',
+      kind: 'Nginx',
+      metadata: { name: 'web', namespace: 'apps' },
+      spec: {},
+      status: { conditions: [], deployedRelease: { name: 'web-rel', manifest: 'kind: Service' } },
+    } as KubeObject;
+    const shared = shareStatusManifest(cr, pool);
+    expect(shared).toEqual(cr);
+    expect(asked).toEqual(['apps/web-rel: kind: Service']);
+    const withoutRelease = { ...cr, status: { conditions: [] } } as KubeObject;
+    expect(shareStatusManifest(withoutRelease, pool)).toBe(withoutRelease);
+    const plain = obj('c');
+    expect(shareStatusManifest(plain, pool)).toBe(plain);
+    expect(asked).toHaveLength(1);
   });
 });

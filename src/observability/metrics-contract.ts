@@ -1,6 +1,7 @@
 // The metrics' contract: controller-runtime's and client-go's bucket boundaries, the helm actions, a CR's label set
 // and the options of OperatorMetrics, which callers (the helm metrics middleware, the CLI) read without loading
 // prom-client. Pure data; metrics.ts implements it. Never imports prom-client.
+import type { InformerCensus } from '../cache/census.js';
 
 /** controller-runtime's reconcile_time_seconds buckets (pkg/internal/controller/metrics). */
 export const RECONCILE_BUCKETS: readonly number[] = [
@@ -27,6 +28,8 @@ export interface MetricsOptions {
   readonly commit?: string;
   /** Node process and runtime metrics (process_*, nodejs_*). @default true */
   readonly defaultMetrics?: boolean;
+  /** What helm_operator_informer_objects and helm_operator_informer_watch_events_total read. @default processCensus */
+  readonly census?: InformerCensus;
 }
 
 /** What the workqueue metrics read of one queue at each scrape. */

@@ -3,6 +3,7 @@
 // Built once by the CLI (cmd/cli.ts) and passed down; the only module that imports prom-client, and no prom-client
 // type leaves it. Its methods never throw for unknown label values and never use the global registry.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { processCensus } from '../cache/census.js';
 import type { ControllerMetrics, ReconcileResult } from '../controller/contract.js';
 import type { HelmCommand } from '../helm/middleware.js';
 import {
@@ -188,6 +189,27 @@ export class OperatorMetrics {
       registers,
       collect() {
         this.set(dependentObjects());
+      },
+    });
+    const census = options.census ?? processCensus;
+    new Gauge({
+      name: 'helm_operator_informer_objects',
+      help: 'Objects held in the stores of the running informers of this process, by kind',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        for (const [kind, count] of census.objects()) this.set({ kind }, count);
+      },
+    });
+    new Counter({
+      name: 'helm_operator_informer_watch_events_total',
+      help: 'Watch events received by the informers of this process, by kind and event type',
+      labelNames: ['kind', 'type'],
+      registers,
+      collect() {
+        // The census counts; each scrape copies its totals (they only grow while the process runs).
+        this.reset();
+        for (const { kind, type, count } of census.events()) this.inc({ kind, type }, count);
       },
     });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.#registry });

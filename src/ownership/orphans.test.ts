@@ -73,6 +73,28 @@ describe('OutsideObjectMemo attempts', () => {
   });
 });
 
+describe('OutsideObjectMemo, an attempt the deployed revision lists', () => {
+  it('answers what it would keeping every attempt, holding such an attempt once, through later revisions', () => {
+    const memo = new OutsideObjectMemo();
+    const names = () => memo.get('app/web')?.map((r) => `${r.kind}/${r.name}`);
+    memo.rememberAttempt('app/web', 'app', MANIFEST);
+    memo.remember('app/web', 'app', 1, MANIFEST);
+    const deployed = memo.get('app/web');
+    // Nothing attempted beyond the deployed revision: its own list is the answer, no second copy.
+    expect(names()).toEqual(['ConfigMap/here', 'ClusterRole/app-reader', 'Role/app-leader']);
+    memo.rememberAttempt('app/web', 'app', MANIFEST);
+    expect(memo.get('app/web')).toBe(deployed);
+    // A revision without them: they were attempted, so they are still answered (as helm might have left them).
+    memo.remember('app/web', 'app', 2, doc('v1', 'ConfigMap', '  name: x\n  namespace: other'));
+    expect(names()).toEqual(['ConfigMap/x', 'ConfigMap/here', 'ClusterRole/app-reader', 'Role/app-leader']);
+    // Back to a revision listing them: each once.
+    memo.remember('app/web', 'app', 3, MANIFEST);
+    expect(names()).toEqual(['ConfigMap/here', 'ClusterRole/app-reader', 'Role/app-leader']);
+    memo.remember('app/web', 'app', 4, doc('v1', 'ConfigMap', '  name: x\n  namespace: other'));
+    expect(names()).toEqual(['ConfigMap/x', 'ConfigMap/here', 'ClusterRole/app-reader', 'Role/app-leader']);
+  });
+});
+
 describe('deleteOrphans', () => {
   const run = (kube: FakeKubeApi) =>
     deleteOrphans({

@@ -49,6 +49,13 @@ export function outsideObjects(manifest: string, crNamespace: string): OutsideRe
  */
 const fresh = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
+/** A deployed revision's outside objects, and which of them helm was about to apply since (by index). */
+interface DeployedRefs {
+  readonly revision: number;
+  readonly refs: readonly OutsideRef[];
+  readonly attempted: boolean[];
+}
+
 /** One object's identity, to hold each object once. */
 const refKey = (r: OutsideRef) => `${r.apiVersion} ${r.kind} ${r.namespace ?? ''} ${r.name}`;
 
@@ -64,10 +71,13 @@ export function outsideObjectsOrNone(manifest: string, crNamespace: string): Out
 /**
  * Per CR ("ns/name"), the outside objects of its last deployed revision (parsed once per revision) and of every
  * manifest helm was about to apply for it since (told by the post-renderer, so that an install that failed or was
- * cut short by the namespace's deletion is covered too). Shared by every reconciler of the operator.
+ * cut short by the namespace's deletion is covered too). Shared by every reconciler of the operator. An attempted
+ * object the deployed revision also lists is held once, as a mark on the revision's copy (most CRs' attempts are
+ * their deployed revisions): what get() answers is the same as if every attempt were kept on its own.
  */
 export class OutsideObjectMemo {
-  readonly #byKey = new Map<string, { readonly revision: number; readonly refs: readonly OutsideRef[] }>();
+  readonly #byKey = new Map<string, DeployedRefs>();
+  /** Attempted objects the deployed revision does not list, by refKey. */
   readonly #attempts = new Map<string, Map<string, OutsideRef>>();
 
   /**
@@ -87,15 +97,39 @@ export class OutsideObjectMemo {
   rememberAttempt(key: string, crNamespace: string, manifest: string): void {
     const refs = outsideObjectsOrNone(manifest, crNamespace);
     if (refs.length === 0) return;
-    const seen = this.#attempts.get(key) ?? new Map<string, OutsideRef>();
-    for (const r of refs) seen.set(refKey(r), r);
-    this.#attempts.set(key, seen);
+    const deployed = this.#byKey.get(key);
+    const index = new Map(deployed?.refs.map((r, i) => [refKey(r), i]));
+    for (const r of refs) {
+      const at = index.get(refKey(r));
+      if (deployed && at !== undefined) deployed.attempted[at] = true;
+      else this.#attemptsOf(key).set(refKey(r), r);
+    }
   }
 
   /** Records the deployed revision's outside objects (parses the manifest only when the revision changed). */
   remember(key: string, crNamespace: string, revision: number, manifest: string): void {
-    if (this.#byKey.get(key)?.revision === revision) return;
-    this.#byKey.set(key, { revision, refs: outsideObjectsOrNone(manifest, crNamespace) });
+    const old = this.#byKey.get(key);
+    if (old?.revision === revision) return;
+    const refs = outsideObjectsOrNone(manifest, crNamespace);
+    const next: DeployedRefs = { revision, refs, attempted: refs.map(() => false) };
+    const index = new Map(refs.map((r, i) => [refKey(r), i]));
+    // The old revision's attempted objects that the new one does not list stay attempts.
+    old?.refs.forEach((r, i) => {
+      if (old.attempted[i] && !index.has(refKey(r))) this.#attemptsOf(key).set(refKey(r), r);
+    });
+    // Attempts the new revision lists become its marks.
+    const attempts = this.#attempts.get(key);
+    for (const [k, at] of index) {
+      if (attempts?.delete(k)) next.attempted[at] = true;
+    }
+    if (attempts?.size === 0) this.#attempts.delete(key);
+    this.#byKey.set(key, next);
+  }
+
+  #attemptsOf(key: string): Map<string, OutsideRef> {
+    const seen = this.#attempts.get(key) ?? new Map<string, OutsideRef>();
+    this.#attempts.set(key, seen);
+    return seen;
   }
 
   /** The deployed revision's outside objects and those of later attempts, each once; undefined: nothing known. */

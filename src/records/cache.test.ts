@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { releaseRecord } from '../../test/fakes/helm.js';
+import { ManifestPool } from '../cache/manifest-pool.js';
 import type { Release } from '../helm/types.js';
 import { ReleaseCache } from './cache.js';
 
@@ -66,5 +67,27 @@ describe('ReleaseCache', () => {
     c.get('', '1', release(1));
     c.get('u', '', release(1));
     expect(cache.stats()).toEqual({ records: 0, chars: 0 });
+  });
+
+  it("shares a decoded record's manifest through the pool by release, and forgets it when the release is gone", () => {
+    const calls: string[] = [];
+    const pool = new (class extends ManifestPool {
+      override share(release: string, text: string): string {
+        calls.push(`share ${release} ${text}`);
+        return super.share(release, text);
+      }
+      override forget(release: string): void {
+        calls.push(`forget ${release}`);
+        super.forget(release);
+      }
+    })();
+    const cache = new ReleaseCache({ pool });
+    const c = counting(cache);
+    expect(c.get('u1', '10', release(1, 'kind: A')).manifest).toBe('kind: A');
+    expect(c.get('u1', '10', release(1, 'kind: A')).manifest).toBe('kind: A');
+    c.get('u2', '10', release(2));
+    cache.forgetRelease('apps/web');
+    expect(calls).toEqual(['share apps/web kind: A', 'forget apps/web']);
+    expect(pool.size).toBe(0);
   });
 });

@@ -2,11 +2,14 @@
 // records unchanged (every idle one) decodes nothing: a record's payload never changes without a new resourceVersion.
 // Bounded by the decoded records' size, least recently used out first. Used by records/reader.ts' releaseReader;
 // never keeps a record that the last listing of its release no longer returned, nor one whose Secret was deleted.
+import { type ManifestPool, processManifestPool } from '../cache/manifest-pool.js';
 import type { Release } from '../helm/types.js';
 
 export interface ReleaseCacheOptions {
   /** Upper bound on the cached records' size, in characters of their JSON. @default 8 MiB */
   readonly maxChars?: number;
+  /** Where a record's manifest is shared with the CR's status (cache/manifest-pool.ts). @default processManifestPool */
+  readonly pool?: ManifestPool;
 }
 
 interface Entry {
@@ -22,10 +25,12 @@ export class ReleaseCache {
   readonly #entries = new Map<string, Entry>();
   /** Secret uids by release (`namespace/name`). */
   readonly #byRelease = new Map<string, Set<string>>();
+  readonly #pool: ManifestPool;
   #chars = 0;
 
   constructor(options: ReleaseCacheOptions = {}) {
     this.#max = options.maxChars ?? 8 * 1024 * 1024;
+    this.#pool = options.pool ?? processManifestPool;
   }
 
   /**
@@ -35,7 +40,10 @@ export class ReleaseCache {
   get(a: { owner: string; uid: string; resourceVersion: string }, decode: () => Release): Release {
     const cached = this.peek(a.uid, a.resourceVersion);
     if (cached) return cached;
-    const release = decode();
+    const decoded = decode();
+    // The CR's status shows the same text: keep one copy (an equal string, so nothing reads a difference).
+    const release =
+      decoded.manifest === '' ? decoded : { ...decoded, manifest: this.#pool.share(a.owner, decoded.manifest) };
     this.#drop(a.uid);
     if (a.uid === '' || a.resourceVersion === '') return release;
     const chars = JSON.stringify(release).length;
@@ -68,6 +76,11 @@ export class ReleaseCache {
   /** Forgets the record stored in Secret `uid` (the informer saw that Secret deleted). */
   forget(uid: string): void {
     this.#drop(uid);
+  }
+
+  /** Forgets the pooled manifest of `owner` (`namespace/name`), whose records are all gone (uninstalled). */
+  forgetRelease(owner: string): void {
+    this.#pool.forget(owner);
   }
 
   /** Records and their size in characters, for tests and metrics. */

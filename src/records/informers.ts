@@ -40,7 +40,9 @@ export function releaseInformers(o: ReleaseInformersOptions): ReleaseInformers {
   const remove = (obj: KubeObject) => {
     const records = index.get(releaseOf(obj));
     records?.delete(obj.metadata.uid ?? '');
-    if (records?.size === 0) index.delete(releaseOf(obj));
+    if (records?.size !== 0) return;
+    index.delete(releaseOf(obj));
+    cache.forgetRelease(releaseOf(obj)); // the release is gone: its pooled manifest too
   };
   const client = metadataClient(o.kube);
   for (const namespace of o.namespaces) {
