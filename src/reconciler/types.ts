@@ -6,8 +6,8 @@ import type { Admission } from '../chart-rollout/gate.js';
 import type { Condition } from '../conditions/conditions.js';
 import type { ReferenceKind } from '../config/values-from.js';
 import type { Logger } from '../core/logger.js';
-import type { Release } from '../helm/types.js';
 import type { OutsideRef } from '../ownership/orphans.js';
+import type { QueueRequest } from '../uninstall/queue.js';
 
 export interface CustomResource {
   readonly apiVersion: string;
@@ -219,23 +219,8 @@ export interface ChartRollout {
   forget(key: string): void;
 }
 
-/** A deletion pass's request to the uninstall queue: its own CR's release only. */
-export interface UninstallsRequest {
-  /** `ns/name` (`/name` for a cluster-scoped CR). */
-  readonly key: string;
-  readonly uid: string | undefined;
-  readonly namespace: string;
-  readonly release: string;
-  /** The release's newest record as the pass read it; undefined when it has none. */
-  readonly newest: Release | undefined;
-  readonly disableHooks: boolean;
-  readonly signal: AbortSignal;
-  readonly log: Logger;
-  /** The pass's `helm uninstall` of the release, then of `also`, calling `onUninstalled` as helm reports each gone. */
-  helm(also: readonly string[], onUninstalled: (release: string) => void): Promise<void>;
-  /** The newest record of another deleting CR that may go in the same job, else undefined. */
-  member(cr: CustomResource, signal: AbortSignal): Promise<Release | undefined>;
-}
+/** A deletion pass's request to the uninstall queue (uninstall/queue.ts): its own CR's release only. */
+export type UninstallsRequest = QueueRequest<CustomResource>;
 
 /**
  * The uninstall queue below the reconciler (uninstall/queue.ts): uninstalls the asking CR's release, coalesced with
