@@ -1,6 +1,7 @@
 // The in-process lanes of the uninstall queue: the releases of one coalesced job uninstalled with the operator's own
 // API client, a few at a time, each outcome handed on as soon as it is known. Called by queue.ts only; never throws
 // (a failure is an outcome) and never writes a CR: each CR's own reconcile does that.
+import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { Release } from '../helm/types.js';
 import type { Uninstaller, UninstallOutcome } from './uninstaller.js';
@@ -43,4 +44,11 @@ export async function runLanes(o: LanesOptions): Promise<void> {
   };
   const width = Math.max(1, Math.min(o.parallel ?? IN_PROCESS_PARALLEL, o.releases.length));
   await Promise.all(Array.from({ length: width }, lane));
+}
+
+/** A lane's outcome as log fields: the error (its causes kept), the reason it was declined, or the outcome. */
+export function laneFields(outcome: LaneOutcome): Record<string, unknown> {
+  if (typeof outcome === 'object' && 'error' in outcome) return { err: errFields(outcome.error) };
+  if (typeof outcome === 'object') return { reason: outcome.declined };
+  return { outcome };
 }

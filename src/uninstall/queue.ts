@@ -2,12 +2,11 @@
 // starts it at once, with the deleting CRs it can see (its worker's share) in the same helm process or in-process
 // lanes, and hands each of those its outcome when its own pass asks. Built per watch by uninstallQueue(); called by
 // the reconciler's deletion phase through its `uninstalls` port. Its state is private; it never writes a CR.
-import { errFields } from '../core/error-fields.js';
 import { RetryLaterError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { HelmCommandError } from '../helm/errors.js';
 import type { Release } from '../helm/types.js';
-import { type LaneOutcome, runLanes } from './lanes.js';
+import { type LaneOutcome, laneFields, runLanes } from './lanes.js';
 import { type Held, QueueJob } from './queue-job.js';
 import { batchShare, byDeletion, type DeletingObject, keyOf, untilAborted } from './share.js';
 import type { Uninstaller } from './uninstaller.js';
@@ -156,7 +155,7 @@ export class UninstallQueue<C extends DeletingObject = DeletingObject> {
         }
         const m = members[i - 1] as Member<C>;
         const done = outcome === 'uninstalled' || outcome === 'not-found';
-        if (!done) r.log.debug({ release: m.cr.metadata.name, ...describe(outcome) }, 'Left to its own pass');
+        if (!done) r.log.debug({ release: m.cr.metadata.name, ...laneFields(outcome) }, 'Left to its own pass');
         job.settle(m.held, done ? outcome : 'alone');
       },
     });
@@ -292,10 +291,4 @@ function remember(seen: Map<string, string>, cr: DeletingObject): void {
   if (cr.metadata.uid === undefined) return;
   if (seen.size >= MAX_REMEMBERED) seen.delete(seen.keys().next().value as string);
   seen.set(cr.metadata.uid, cr.metadata.namespace ?? '');
-}
-
-function describe(outcome: LaneOutcome): Record<string, unknown> {
-  if (typeof outcome === 'object' && 'error' in outcome) return { err: errFields(outcome.error) };
-  if (typeof outcome === 'object') return { reason: outcome.declined };
-  return { outcome };
 }
