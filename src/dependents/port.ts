@@ -10,12 +10,12 @@ import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
 import { releaseReadiness } from '../readiness/release.js';
 import type { CustomResource, DependentsPort, EventSink, Readiness } from '../reconciler/types.js';
-import type { DependentWatcher } from './watcher.js';
+import type { Dependents } from './watcher.js';
 
 export interface DependentsPortOptions {
   readonly kube: Pick<KubeClient, 'discover'>;
   /** Absent when the watch has watchDependentResources: false. */
-  readonly watcher?: DependentWatcher;
+  readonly watcher?: Dependents;
   readonly repairer: DriftRepairer;
   readonly events: EventSink;
   readonly onCorrected?: (c: DriftCorrection) => void;
@@ -67,7 +67,7 @@ async function repairDrift(
 
 /** The Ready condition of the manifest's objects, read from the dependent caches (no API request). */
 function readinessOf(
-  watcher: DependentWatcher,
+  watcher: Dependents,
   known: ReadonlyMap<string, ApiResource>,
   objects: readonly Record<string, unknown>[],
   releaseNamespace: string,
@@ -96,7 +96,7 @@ function report(o: DependentsPortOptions, cr: CustomResource, c: DriftCorrection
  */
 export async function watchKinds(
   kube: Pick<KubeClient, 'discover'>,
-  watcher: Pick<DependentWatcher, 'ensure'>,
+  watcher: Pick<Dependents, 'ensure'>,
   known: Map<string, ApiResource>,
   objects: readonly Record<string, unknown>[],
   signal: AbortSignal,

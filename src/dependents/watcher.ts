@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import { shardSelector } from '../leader/shard-label.js';
 import { CHART_LABEL } from '../ownership/rules.js';
 import { healthKey } from '../readiness/rules.js';
 import { ownerOf } from './mapping.js';
@@ -36,9 +37,14 @@ export interface DependentWatcherOptions {
   readonly trigger: (t: DependentTrigger) => void;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** The informers run until this aborts (the operator's lifetime, not a reconcile's). */
+  /** The informers run until this aborts (the operator's lifetime, not a reconcile's; with sharding, a shard's term). */
   readonly signal: AbortSignal;
+  /** Sharding: watch only the objects labelled with this shard (the post-renderer writes it). @default every one */
+  readonly shard?: number | undefined;
 }
+
+/** What the reconcilers and the manager use of the dependent watches: one watcher, or one per shard held. */
+export type Dependents = Pick<DependentWatcher, 'ensure' | 'waitForSync' | 'get' | 'expectEcho' | 'cachedObjects'>;
 
 /** The answer of a cache lookup: the object, `null` for "synced and absent", undefined for "not watched here". */
 export type CacheAnswer = KubeObject | null | undefined;
@@ -53,7 +59,8 @@ export class DependentWatcher {
 
   constructor(options: DependentWatcherOptions) {
     this.#o = options;
-    this.#selector = `${CHART_LABEL} in (${[...new Set(options.charts)].sort().join(',')})`;
+    const charts = `${CHART_LABEL} in (${[...new Set(options.charts)].sort().join(',')})`;
+    this.#selector = options.shard === undefined ? charts : shardSelector(charts, options.shard);
   }
 
   /** Starts informers for resources not yet watched (they run until the operator stops). Does not wait for sync. */

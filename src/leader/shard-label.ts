@@ -13,6 +13,18 @@ export function labelledShard(obj: KubeObject): number | undefined {
   return Number(value);
 }
 
+/**
+ * The shard label's value that a CR's records and rendered objects carry under `count` shards: its own label when
+ * it names one of them; otherwise none (the CR is yet to be labelled, and is not reconciled before it is).
+ */
+export function shardLabelValue(
+  cr: { readonly metadata: { readonly labels?: Readonly<Record<string, string>> | undefined } },
+  count: number,
+): string | undefined {
+  const shard = shardOfCr(cr as KubeObject, count);
+  return shard === undefined ? undefined : String(shard);
+}
+
 /** The CR's shard under `count` shards: its label when it names one of them; otherwise none (it is to be labelled). */
 export function shardOfCr(obj: KubeObject, count: number): number | undefined {
   const shard = labelledShard(obj);

@@ -270,3 +270,11 @@ export class ShardSet {
     return shard;
   }
 }
+
+/**
+ * Terms of the shards held, as a caller outside the manager sees them (manager/shard-terms.ts builds them): `open`
+ * runs for each shard held, with a signal that aborts when it is given back; `start` begins with the run's signal.
+ */
+export type ShardTermsOf = (open: (shard: number, signal: AbortSignal) => void) => {
+  start(signal: AbortSignal): void;
+};

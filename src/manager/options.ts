@@ -5,7 +5,7 @@ import type { Watch } from '../config/watches.js';
 import type { Controller } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { DependentWatcher } from '../dependents/watcher.js';
+import type { Dependents } from '../dependents/watcher.js';
 import type { HelmMiddleware } from '../helm/middleware.js';
 import type { HelmClient, TemplateParams } from '../helm/types.js';
 import type { KubeClient } from '../kube/types.js';
@@ -77,7 +77,7 @@ export interface OperatorOptions {
   /** Called once every controller is built (before any starts), e.g. to answer readiness probes. */
   readonly onControllers?: ((controllers: readonly Controller[]) => void) | undefined;
   /** Called with the dependent watcher when one is built (metrics read its cache size). */
-  readonly onDependentWatcher?: ((watcher: DependentWatcher) => void) | undefined;
+  readonly onDependentWatcher?: ((watcher: Dependents) => void) | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
 }

@@ -5,13 +5,15 @@
 import { chartName } from '../config/chart-dir.js';
 import type { Controller } from '../controller/controller.js';
 import { dependentRouter } from '../controller/event-handlers.js';
-import { DependentWatcher } from '../dependents/watcher.js';
+import { ShardedDependents } from '../dependents/sharded.js';
+import { type Dependents, DependentWatcher } from '../dependents/watcher.js';
 import type { HelmClient } from '../helm/types.js';
 import { type ReleaseInformers, releaseInformers } from '../records/informers.js';
 import { ValuesFromWatch } from '../references/values-from-watch.js';
 import { Uninstaller } from '../uninstall/uninstaller.js';
 import type { OperatorOptions } from './options.js';
 import { processHelm } from './process-helm.js';
+import { shardTerms } from './shard-terms.js';
 
 export interface OperatorParts {
   /** What the operator was started with: each watch reads its settings from here. */
@@ -21,7 +23,7 @@ export interface OperatorParts {
   /** Release history from a metadata-only cache of Helm's records, trusted once it shows what our own helm did. */
   readonly records: ReleaseInformers;
   /** Present when some watch has watchDependentResources. */
-  readonly watcher: DependentWatcher | undefined;
+  readonly watcher: Dependents | undefined;
   /** Controllers by the `Kind.group` of their CRs: where dependent events are routed (each watch adds its own). */
   readonly routes: Map<string, Controller>;
   /** Reconciles the CRs whose values-from ConfigMaps and Secrets change (watches only the referenced ones). */
@@ -36,20 +38,29 @@ export function operatorParts(o: OperatorOptions, signal: AbortSignal): Operator
   const { kube, namespaces, clock, logger } = o;
   const routes = new Map<string, Controller>();
   const watching = o.watches.filter((w) => w.watchDependentResources);
-  const watcher =
+  const shards = o.shards;
+  // Sharding: each replica watches only the records and objects of the shards it holds, which carry the shard label
+  // (helm --labels on the records, the post-renderer on the objects).
+  const terms = shards && ((open: (shard: number, signal: AbortSignal) => void) => shardTerms({ shards, open }));
+  const dependentWatcher = (s: AbortSignal, shard?: number) =>
+    new DependentWatcher({
+      kube,
+      namespaces,
+      charts: watching.map((w) => chartName(w.chart)),
+      clock,
+      logger: logger.child({ component: 'dependents', ...(shard === undefined ? {} : { shard }) }),
+      signal: s,
+      trigger: dependentRouter(routes, logger),
+      shard,
+    });
+  const watcher: Dependents | undefined =
     watching.length === 0
       ? undefined
-      : new DependentWatcher({
-          kube,
-          namespaces,
-          charts: watching.map((w) => chartName(w.chart)),
-          clock,
-          logger: logger.child({ component: 'dependents' }),
-          signal,
-          trigger: dependentRouter(routes, logger),
-        });
+      : terms
+        ? new ShardedDependents({ terms, signal, watcher: (shard, term) => dependentWatcher(term, shard) })
+        : dependentWatcher(signal);
   if (watcher) o.onDependentWatcher?.(watcher);
-  const records = releaseInformers({ kube, namespaces, clock, logger });
+  const records = releaseInformers({ kube, namespaces, clock, logger, shardTerms: terms });
   const helm = processHelm({ helm: o.helm.client, records: records.reader, middlewares: o.helm.middlewares });
   const inProcess = o.deletion.inProcessUninstall;
   const uninstaller =

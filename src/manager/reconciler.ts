@@ -12,7 +12,8 @@ import { dependentsPort } from '../dependents/port.js';
 import { type DriftCorrection, DriftRepairer } from '../drift/repair.js';
 import { createEventRecorder } from '../events/recorder.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
-import { ownershipArgsFor } from '../ownership/context.js';
+import { shardLabelValue } from '../leader/shard-label.js';
+import { type OwnerObject, ownershipArgsFor } from '../ownership/context.js';
 import { deleteOrphans } from '../ownership/orphans.js';
 import { ownershipRenderer } from '../ownership/renderer.js';
 import type { DeletionSettings } from '../reconciler/options.js';
@@ -48,13 +49,16 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
   const { kube, clock, metrics, reconcile, helm, postRender, outside } = o.parts.options;
   const events = createEventRecorder({ kube, component: name, clock, logger });
   const chart = chartName(watch.chart);
-  const ownership = postRender ? ownershipArgsFor(chart) : undefined;
+  const shards = o.parts.options.shards;
+  const shardOf = shards && ((cr: OwnerObject) => shardLabelValue(cr, shards.count));
+  const ownership = postRender ? ownershipArgsFor(chart, shardOf) : undefined;
   return new HelmReconciler({
     watch,
     chartName: chart,
     dependents: dependents(o, events, (c) => metrics?.driftCorrected(name, c.kind, c.action)),
     references: referenceReader(kube),
     postRenderArgs: ownership,
+    shardOf,
     // The marks the post-renderer would have written, for drift repair of a release adopted without them.
     ownedManifest: ownership && ownedManifest(kube, ownership),
     defaultReconcilePeriodMs: reconcile.reconcilePeriodMs,

@@ -9,7 +9,7 @@ import { untilAborted } from '../core/abortable.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { watchKinds } from '../dependents/port.js';
-import type { DependentWatcher } from '../dependents/watcher.js';
+import type { Dependents } from '../dependents/watcher.js';
 import { manifestObjects } from '../helm/manifest.js';
 import type { TemplateParams } from '../helm/types.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
@@ -36,7 +36,7 @@ export interface WarmUpOptions {
   readonly render: (p: TemplateParams) => Promise<string>;
   readonly kube: Pick<KubeClient, 'discover' | 'serverVersion'>;
   /** Absent when the watch has watchDependentResources: false. */
-  readonly watcher?: Pick<DependentWatcher, 'ensure' | 'waitForSync'> | undefined;
+  readonly watcher?: Pick<Dependents, 'ensure' | 'waitForSync'> | undefined;
   readonly logger: Logger;
   /** @default WARM_UP_BOUND_MS */
   readonly boundMs?: number;

@@ -44,6 +44,13 @@ describe('parseOwnershipArgs', () => {
       expect(parseOwnershipArgs(formatOwnershipArgs(CTX))).toEqual(CTX);
     });
 
+    it('gives back the shard when sharding wrote one, and none otherwise', () => {
+      const sharded = formatOwnershipArgs({ ...CTX, shard: '3' });
+      expect(sharded.at(-1)).toBe('--shard=3');
+      expect(parseOwnershipArgs(sharded)).toEqual({ ...CTX, shard: '3' });
+      expect(parseOwnershipArgs(formatOwnershipArgs(CTX))).not.toHaveProperty('shard');
+    });
+
     it('does not depend on the order of the arguments', () => {
       expect(parseOwnershipArgs(formatOwnershipArgs(CTX).reverse())).toEqual(CTX);
     });

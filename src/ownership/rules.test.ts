@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitManifest } from '../helm/manifest.js';
 import { transformManifest } from '../helm/manifest-edit.js';
+import { SHARD_LABEL } from '../leader/shard-label.js';
 import {
   applyOwnership,
   CHART_LABEL,
@@ -68,6 +69,12 @@ describe('applyOwnership', () => {
         expect(out.ownerReferences).toEqual([CONTROLLER_REF]);
         expect(out.annotations).toBeUndefined();
       }
+    });
+
+    it('gets the shard label too when sharding is on, so only the replica holding the shard watches it', () => {
+      const out = applyOwnership(configMap({ labels: { app: 'web' } }), { ...CTX, shard: '2' }, scopeOf);
+      expect(metadataOf(out).labels).toEqual({ app: 'web', [CHART_LABEL]: 'nginx', [SHARD_LABEL]: '2' });
+      expect(metadataOf(applyOwnership(configMap({}), CTX, scopeOf)).labels).toEqual({ [CHART_LABEL]: 'nginx' });
     });
 
     it('replaces the chart label a template set itself', () => {

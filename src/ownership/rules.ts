@@ -4,6 +4,7 @@
 import { OperatorError } from '../core/errors.js';
 import { isRecord } from '../core/guards.js';
 import { resourcePolicyKeep } from '../helm/manifest.js';
+import { SHARD_LABEL } from '../leader/shard-label.js';
 
 export const CHART_LABEL = 'helm.sdk.operatorframework.io/chart';
 export const PRIMARY_RESOURCE_ANNOTATION = 'operator-sdk/primary-resource';
@@ -24,6 +25,8 @@ export interface OwnershipContext {
   chart: string;
   /** Where Helm puts namespaced objects that name no namespace. */
   releaseNamespace: string;
+  /** The CR's shard, when sharding is on: written as the SHARD_LABEL value. */
+  shard?: string;
 }
 
 /** true = namespaced, false = cluster-scoped, undefined = unknown kind */
@@ -74,7 +77,11 @@ export function applyOwnership(obj: Mapping, ctx: OwnershipContext, scopeOf: Sco
   }
 
   const { owner } = ctx;
-  const labels = { ...mapping(metadata.labels), [CHART_LABEL]: ctx.chart };
+  const labels = {
+    ...mapping(metadata.labels),
+    [CHART_LABEL]: ctx.chart,
+    ...(ctx.shard === undefined ? {} : { [SHARD_LABEL]: ctx.shard }),
+  };
   const annotations = mapping(metadata.annotations);
   const refs = Array.isArray(metadata.ownerReferences) ? (metadata.ownerReferences as unknown[]) : [];
   const others = refs.filter((ref) => !(isRecord(ref) && ref.uid === owner.uid));

@@ -100,6 +100,12 @@ export interface HelmReconcilerOptions extends ReconcilerPorts, DeletionSettings
    */
   readonly postRenderArgs?: ((cr: CustomResource) => readonly string[]) | undefined;
   /**
+   * The CR's shard (its shard label's value) when sharding is on: its release's records carry it as a label (as
+   * postRenderArgs' objects do), and it is part of the release fingerprint, so a CR moved to another shard is
+   * upgraded once to relabel them. @default none: nothing carries a shard
+   */
+  readonly shardOf?: ((cr: CustomResource) => string | undefined) | undefined;
+  /**
    * Where the copies of a chart go that leave out the declared dependencies helm's library does not load
    * (inputs/loaded-chart.ts). @default `<tmpdir>/helm-operator-charts`
    */

@@ -10,8 +10,10 @@ import { CrStore, nginxCr, reconcilerOptions } from '../../test/fakes/reconciler
 import { RetryLaterError } from '../core/errors.js';
 import { FINALIZER } from '../finalizers/finalizers.js';
 import type { InstallParams, UpgradeParams } from '../helm/types.js';
+import { SHARD_LABEL } from '../leader/shard-label.js';
 import { FINGERPRINT_LABEL } from '../records/release-state.js';
 import type { StoredRelease } from '../records/types.js';
+import type { HelmReconcilerOptions } from './options.js';
 import { HelmReconciler } from './reconciler.js';
 import type { CustomResource, DependentsPort, HelmAppStatus, Readiness } from './types.js';
 
@@ -31,6 +33,7 @@ function world(
   spec: unknown = { replicaCount: 2 },
   manifestOf = (version: number) => `manifest v${version}`,
   dependents?: DependentsPort,
+  shardOf?: HelmReconcilerOptions['shardOf'],
 ) {
   const events: string[] = [];
   const orphanCalls: string[] = [];
@@ -66,6 +69,7 @@ function world(
       },
       helm,
       ...(dependents ? { dependents } : {}),
+      shardOf,
     }),
   );
   const signal = new AbortController().signal;
@@ -109,6 +113,23 @@ describe('HelmReconciler', () => {
       await w.reconcile();
       expect(w.helmCalls).toEqual(['install {"replicaCount":2,"image":{"repository":"nginx","tag":"1.27"}}']);
       expect(w.history[0]?.labels[FINGERPRINT_LABEL]).toMatch(/^[0-9a-f]{63}$/);
+    });
+  });
+
+  describe('when sharding is on', () => {
+    it("labels the release's records with the CR's shard, and upgrades once when the CR moves to another shard", async () => {
+      let shard = '1';
+      const w = world(undefined, undefined, undefined, () => shard);
+      await w.reconcile();
+      expect(w.history[0]?.labels[SHARD_LABEL]).toBe('1');
+      await w.reconcile();
+      expect(w.helmCalls).toHaveLength(1); // the same shard: nothing to do
+      shard = '2';
+      await w.reconcile();
+      expect(w.helmCalls.map((c) => c.split(' ')[0])).toEqual(['install', 'upgrade']);
+      expect(w.history[1]?.labels[SHARD_LABEL]).toBe('2');
+      await w.reconcile();
+      expect(w.helmCalls).toHaveLength(2);
     });
   });
 

@@ -39,7 +39,7 @@ function secret(version: number, status: string, rv: string): KubeObject {
 }
 const meta = (s: KubeObject): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: s.metadata });
 
-function world(server: KubeObject[], cached: KubeObject[] = server, synced = true) {
+function world(server: KubeObject[], cached: KubeObject[] = server, synced = true, trustUnseen = true) {
   const calls: string[] = [];
   const state = { server, cached, synced };
   const cache = new ReleaseCache();
@@ -66,6 +66,7 @@ function world(server: KubeObject[], cached: KubeObject[] = server, synced = tru
       },
     },
     cache,
+    trustUnseen,
   });
   const versions = async () =>
     (await reader.history('apps', 'web', { signal })).map((h) => `${h.release.version}:${h.release.info.status}`);
@@ -73,6 +74,30 @@ function world(server: KubeObject[], cached: KubeObject[] = server, synced = tru
 }
 
 describe('CachedReleaseReader', () => {
+  describe("when the view shows only one shard's records (trustUnseen false)", () => {
+    it('LISTs a release on its first read, since its older records may lack the shard label', async () => {
+      const w = world([secret(1, 'deployed', '10')], [], true, false);
+      expect(await w.versions()).toEqual(['1:deployed']);
+      expect(w.calls).toEqual(['LIST']);
+    });
+
+    it('reads it from the view once the view shows what the LIST found', async () => {
+      const s1 = secret(1, 'deployed', '10');
+      const w = world([s1], [s1], true, false);
+      await w.versions();
+      w.calls.length = 0;
+      expect(await w.versions()).toEqual(['1:deployed']);
+      expect(w.calls).toEqual([]);
+    });
+
+    it('goes on LISTing while the view lacks the records the LIST found (not yet relabelled)', async () => {
+      const w = world([secret(1, 'deployed', '10')], [], true, false);
+      await w.versions();
+      expect(await w.versions()).toEqual(['1:deployed']);
+      expect(w.calls).toEqual(['LIST', 'LIST']);
+    });
+  });
+
   it('reads a release with no records from the cache without any request', async () => {
     const w = world([]);
     expect(await w.versions()).toEqual([]);

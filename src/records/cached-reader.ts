@@ -31,6 +31,12 @@ export interface CachedReleaseReaderOptions {
   /** The authoritative reader (reader.ts' releaseReader), sharing `cache`. */
   readonly listed: ReleaseReader;
   readonly cache: ReleaseCache;
+  /**
+   * Whether a release this process has not read yet may be read from the view. False when the view shows only the
+   * records labelled with a shard (a release's older records, or those of a CR moved from another shard, may lack
+   * it): its first read LISTs. @default true
+   */
+  readonly trustUnseen?: boolean | undefined;
 }
 
 /** Records new to the cache that a read fetches one by one; more than this, and it LISTs the release's records. */
@@ -51,7 +57,7 @@ export class CachedReleaseReader implements ReleaseReader {
 
   async history(namespace: string, release: string, { signal }: { signal: AbortSignal }) {
     const key = `${namespace}/${release}`;
-    const known = this.#gone.has(key) ? 'gone' : this.#known.get(key);
+    const known = this.#gone.has(key) ? 'gone' : (this.#known.get(key) ?? this.#unseen());
     const view = this.#o.view.synced(namespace) ? relevantRecords(this.#o.view.records(namespace, release)) : undefined;
     // Several records new to the cache (a release first seen, e.g. after a restart): one LIST beats a GET each.
     const hits = view?.map((r) => this.#o.cache.peek(r.metadata.uid ?? '', r.metadata.resourceVersion ?? ''));
@@ -76,7 +82,7 @@ export class CachedReleaseReader implements ReleaseReader {
   cachedRecords(namespace: string, release: string): readonly KubeObject[] | undefined {
     const key = `${namespace}/${release}`;
     if (!this.#o.view.synced(namespace)) return undefined;
-    const known = this.#gone.has(key) ? 'gone' : this.#known.get(key);
+    const known = this.#gone.has(key) ? 'gone' : (this.#known.get(key) ?? this.#unseen());
     const records = this.#o.view.records(namespace, release);
     return known !== 'unknown' && covers(relevantRecords(records), known) ? records : undefined;
   }
@@ -87,6 +93,11 @@ export class CachedReleaseReader implements ReleaseReader {
       `${namespace}/${release}`,
       typeof outcome !== 'string' && 'info' in outcome ? newest([outcome]) : outcome,
     );
+  }
+
+  /** What is known of a release this process has not read: nothing (trust the view), or 'unknown' (LIST it). */
+  #unseen(): Known | undefined {
+    return this.#o.trustUnseen === false ? 'unknown' : undefined;
   }
 
   #remember(key: string, known: Known): void {

@@ -16,7 +16,7 @@ import { validateCustomResource } from './validate.js';
 import { type ChartInputs, chartValues, valuesFromFailure } from './values-from.js';
 
 export interface InputDeps
-  extends Pick<HelmReconcilerOptions, 'references' | 'releaseBackoff' | 'watch' | 'postRenderArgs'> {
+  extends Pick<HelmReconcilerOptions, 'references' | 'releaseBackoff' | 'watch' | 'postRenderArgs' | 'shardOf'> {
   /** The watch's overrideValues, parsed once at startup. */
   readonly overrides: Record<string, unknown>;
   readonly chartDigest: ChartDigestMemo;
@@ -43,9 +43,11 @@ export async function readInputs(run: ReconcileRun, d: InputDeps): Promise<Input
     throw valuesFromFailure(err, { key, failures: (run.base.failures ?? 0) + 1, backoff: d.releaseBackoff });
   });
   noteShadowing(run, shadowMessage(chart.shadowed));
+  const shard = d.shardOf?.(cr);
   const options = {
     dryRunOption: d.watch.dryRunOption ?? '',
     ...(d.postRenderArgs ? { postRender: OWNERSHIP_RENDER } : {}),
+    ...(shard === undefined ? {} : { shard }),
   };
   const chartDigest = await d.chartDigest.get({ signal }).catch((err: unknown) => {
     if (signal.aborted) throw err;

@@ -2,6 +2,7 @@
 // values, the fingerprint label, the post-renderer's arguments and the per-reconcile helm chain; then the chart folder
 // helm is handed, and the events of watches.yaml's overrides. Called by step.ts; never runs helm itself.
 
+import { SHARD_LABEL } from '../../leader/shard-label.js';
 import { FINGERPRINT_LABEL } from '../../records/release-state.js';
 import type { Inputs } from '../inputs/inputs.js';
 import { droppedMessage, type LoadedChartMemo } from '../inputs/loaded-chart.js';
@@ -13,19 +14,21 @@ import { reconcileHelm } from './reconcile-helm.js';
 export interface ContextDeps
   extends Pick<
     HelmReconcilerOptions,
-    'watch' | 'chartName' | 'postRenderArgs' | 'helm' | 'clock' | 'releases' | 'suppressOverrideValues'
+    'watch' | 'chartName' | 'postRenderArgs' | 'shardOf' | 'helm' | 'clock' | 'releases' | 'suppressOverrideValues'
   > {
   readonly loadedChart: LoadedChartMemo;
 }
 
 export function actionContext(run: ReconcileRun, d: ContextDeps, inputs: Inputs): ActionContext {
   const { options } = run.annotations;
+  const shard = d.shardOf?.(run.cr);
   return {
     run,
     chart: d.watch.chart,
     names: [d.chartName],
     values: inputs.values,
-    labels: { [FINGERPRINT_LABEL]: inputs.fingerprint },
+    // The shard label lets the replica holding the CR's shard watch only its own records (records/informers.ts).
+    labels: { [FINGERPRINT_LABEL]: inputs.fingerprint, ...(shard === undefined ? {} : { [SHARD_LABEL]: shard }) },
     ...(d.postRenderArgs ? { postRenderArgs: d.postRenderArgs(run.cr) } : {}),
     // Every helm run gets the CR's --timeout; a slow one shows as an event and Reconciling in the status.
     helm: reconcileHelm({

@@ -1,11 +1,13 @@
 // What one replica receives from its watches, with one replica and with three sharded ones: 150 CRs created and
 // deployed. The kube-apiserver's watch counters sum every watcher (its own controllers' too), so the test opens the
 // replicas' own watches beside them (kubectl get --watch-only, the same selectors) and counts what each delivers.
-// A shard's CR watch carries only its CRs; release records and dependents are not divided yet (the same for all).
+// A shard's watches carry only its CRs, their release records and their dependents (each labelled with the shard):
+// each replica holds its shards' share, and the replicas together hold each object once.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { SHARD_LABEL } from '../../../src/leader/shard-label.js';
-import { uniqueName } from '../../support/kube.js';
+import { boundAddress } from '../../support/addresses.js';
+import { type TestKube, uniqueName } from '../../support/kube.js';
 import { type Cr, type OperatorProcess, ROOT } from '../../support/operator.js';
 import { useOperatorFixture } from '../../support/operator-fixture.js';
 import { deployed, logLines } from '../../support/shard-roll.js';
@@ -13,18 +15,36 @@ import { deployed, logLines } from '../../support/shard-roll.js';
 const CRS = 150;
 const DEPLOY_ALL = { timeout: 240_000, interval: 1_000 } as const;
 
+/** kubectl watches that ended before the test stopped them (their counts would be short): none may. */
+const endedEarly: string[] = [];
+
 /** A watch of `resource` in `namespace` (optionally label-selected) that counts the events it receives. */
 function countingWatch(resource: string, namespace: string, selector?: string): { events(): number; stop(): void } {
   const { kubectl, kubeconfig } = inject('cluster');
   const args = ['--kubeconfig', kubeconfig, 'get', resource, '-n', namespace, '--watch-only', '-o', 'name'];
   const child: ChildProcess = spawn(kubectl ?? 'kubectl', [...args, ...(selector ? ['-l', selector] : [])], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let events = 0;
+  let stopped = false;
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.on('exit', (code, signal) => {
+    if (!stopped)
+      endedEarly.push(`${resource} -l ${selector}: exit ${code ?? signal} after ${events} events: ${stderr}`);
+  });
   child.stdout?.on('data', (chunk: Buffer) => {
     for (const c of chunk) if (c === 10) events++;
   });
-  return { events: () => events, stop: () => void child.kill() };
+  return {
+    events: () => events,
+    stop: () => {
+      stopped = true;
+      child.kill();
+    },
+  };
 }
 
 function run(replicas: number) {
@@ -62,8 +82,10 @@ function run(replicas: number) {
             ...(i === 0 ? [`${SHARD_LABEL} notin (${shards.join(',')})`] : []),
           ]);
     const crWatches = selectors.map((ss) => ss.map((sel) => countingWatch(kind.plural, ns, sel)));
-    const records = countingWatch('secrets', ns, 'owner=helm');
-    const dependents = countingWatch('configmaps', ns);
+    // The records and dependents of each replica's shard (one replica: all of them).
+    const own = (base: string, i: number) => (replicas === 1 ? base : `${base},${SHARD_LABEL}=${i}`);
+    const records = shards.map((i) => countingWatch('secrets', ns, own('owner=helm', i)));
+    const dependents = shards.map((i) => countingWatch('configmaps', ns, own('owner!=helm', i)));
     // Before any operator runs: one probe CR per watch shows that every watch is open, then goes.
     const probes = replicas === 1 ? ['probe'] : [...shards.map((i) => `probe-${i}`), 'probe-x'];
     await Promise.all(
@@ -95,7 +117,7 @@ function run(replicas: number) {
         replicas > 1
           ? [`--shard-count=${replicas}`, `--leader-election-id=${leaseId}`, `--leader-election-namespace=${ns}`]
           : [];
-      const args = ['--reconcile-period=0', '--max-concurrent-reconciles=2', '--metrics-bind-address=0'];
+      const args = ['--reconcile-period=0', '--max-concurrent-reconciles=2', '--metrics-bind-address=127.0.0.1:0'];
       ops.push(
         f.start({ args: [...sharding, ...args, '--zap-log-level=debug'], env: { POD_NAME: `watched-operator-${i}` } }),
       );
@@ -110,8 +132,11 @@ function run(replicas: number) {
     await expect.poll(async () => (await list()).filter((cr) => deployed(cr, 1)).length, DEPLOY_ALL).toBe(CRS);
     const ms = performance.now() - started;
     const created = counts();
-    const createdRecords = records.events();
-    const createdDependents = dependents.events();
+    const events = (ws: { events(): number }[]) => ws.map((w) => w.events());
+    const createdRecords = events(records);
+    const createdDependents = events(dependents);
+    const held = await Promise.all(ops.map((op) => census(op, kind.kind)));
+    await expectLabelledLikeTheirCrs(f, ns, replicas, await list());
     // The delete phase: every CR deleted, its release uninstalled, gone.
     const deleteStarted = performance.now();
     for (let i = 0; i < CRS; i += 25) await Promise.all(names.slice(i, i + 25).map((n) => crs.delete(n)));
@@ -119,7 +144,7 @@ function run(replicas: number) {
     const deleteMs = performance.now() - deleteStarted;
     const deleted = counts();
     for (const op of ops) await op.stop();
-    for (const w of [...crWatches.flat(), records, dependents]) w.stop();
+    for (const w of [...crWatches.flat(), ...records, ...dependents]) w.stop();
     const count = (msg: string) => ops.map((op) => logLines(op).filter((l) => l.msg === msg).length).join('/');
     process.stdout.write(
       `shard-watch: ${replicas} replica(s): reconciles ${count('Reconciled')}, labelled ${count('Labelled shard')}\n`,
@@ -127,12 +152,13 @@ function run(replicas: number) {
     /** Per replica: [its shard's CR watch, the labeller's watch (on the holder of shard 0 only)]. */
     const phase = (to: number[][], from: number[][]) => to.map((w, r) => w.map((n, k) => n - (from[r]?.[k] ?? 0)));
     return {
+      held,
       create: { ms, cr: phase(created, base), records: createdRecords, dependents: createdDependents },
       remove: {
         ms: deleteMs,
         cr: phase(deleted, created),
-        records: records.events() - createdRecords,
-        dependents: dependents.events() - createdDependents,
+        records: events(records).map((n, i) => n - (createdRecords[i] ?? 0)),
+        dependents: events(dependents).map((n, i) => n - (createdDependents[i] ?? 0)),
       },
     };
   };
@@ -140,15 +166,44 @@ function run(replicas: number) {
 
 type Phase = Awaited<ReturnType<ReturnType<typeof run>>>['create'];
 
+/** What a replica's informers hold, from its /metrics (helm_operator_informer_objects). */
+async function census(op: OperatorProcess, crKind: string) {
+  const at = boundAddress(op.output(), 'Serving metrics');
+  const body = at === undefined ? '' : await (await fetch(`http://${at}/metrics`)).text();
+  const value = (kind: string) => {
+    const series = `helm_operator_informer_objects{kind="${kind}"} `;
+    const line = body.split('\n').find((l) => l.startsWith(series));
+    return line === undefined ? 0 : Number(line.slice(series.length));
+  };
+  return { crs: value(crKind), records: value('Secret'), configMaps: value('ConfigMap') };
+}
+
+/** With sharding, every release record and rendered ConfigMap carries its CR's shard label. */
+async function expectLabelledLikeTheirCrs(f: { kube: TestKube }, ns: string, replicas: number, crs: Cr[]) {
+  if (replicas === 1) return;
+  const crShard = new Map(crs.map((cr) => [cr.metadata.name, cr.metadata.labels?.[SHARD_LABEL]]));
+  const secrets = (await f.kube.core.listNamespacedSecret({ namespace: ns, labelSelector: 'owner=helm' })).items;
+  const maps = (await f.kube.core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'owner!=helm' })).items;
+  const shardOf = new Map<string, string | undefined>();
+  for (const s of secrets) shardOf.set(s.metadata?.labels?.name ?? '', s.metadata?.labels?.[SHARD_LABEL]);
+  for (const [name, shard] of shardOf) expect(shard, `the records of ${name}`).toBe(crShard.get(name));
+  expect(secrets.filter((s) => s.metadata?.labels?.[SHARD_LABEL] === undefined).map((s) => s.metadata?.name)).toEqual(
+    [],
+  );
+  const rendered = maps.filter((m) => m.metadata?.labels?.['helm.sdk.operatorframework.io/chart'] !== undefined);
+  expect(rendered.length).toBe(CRS);
+  for (const m of rendered) expect(m.metadata?.labels?.[SHARD_LABEL]).toBe(shardOf.get(m.metadata?.name ?? ''));
+}
+
 describe('watch events per replica: 1 replica vs 3 sharded, 150 CRs', () => {
   const one = run(1);
   const three = run(3);
 
-  it('divides the CR watch: a shard’s watch carries about a third, the labeller two events per new CR', async () => {
+  it('divides the CR, record and dependent watches: each replica about a third, the labeller two events per new CR', async () => {
     const a = await one();
     const b = await three();
     const row = (name: string, p: Phase) =>
-      `| ${name} | ${Math.round(p.ms / 100) / 10} s | ${p.cr.map((w) => w.join(' + ')).join(' / ')} | ${p.records} | ${p.dependents} |`;
+      `| ${name} | ${Math.round(p.ms / 100) / 10} s | ${p.cr.map((w) => w.join(' + ')).join(' / ')} | ${p.records.join(' / ')} | ${p.dependents.join(' / ')} |`;
     process.stdout.write(
       [
         `shard-watch: watch events received per replica (CR watch + labeller watch), ${CRS} CRs`,
@@ -157,14 +212,28 @@ describe('watch events per replica: 1 replica vs 3 sharded, 150 CRs', () => {
         row('3 replicas, create → Deployed', b.create),
         row('1 replica, delete → gone', a.remove),
         row('3 replicas, delete → gone', b.remove),
+        `held after create (CRs / records / ConfigMaps): ${[...a.held, ...b.held].map((h) => `${h.crs}/${h.records}/${h.configMaps}`).join(', ')}`,
         '',
       ].join('\n'),
     );
+    // What each replica holds: its shards' share; together, each CR, record and dependent once.
+    expect(a.held[0]).toEqual({ crs: CRS, records: CRS, configMaps: CRS });
+    for (const k of ['crs', 'records', 'configMaps'] as const) {
+      expect(b.held.reduce((sum, h) => sum + h[k], 0)).toBe(CRS);
+      for (const h of b.held) expect(h[k]).toBeLessThan(CRS * 0.5);
+    }
+    expect(endedEarly).toEqual([]);
     for (const p of ['create', 'remove'] as const) {
       const single = a[p].cr[0]?.[0] ?? 0;
       for (const w of b[p].cr) expect(w[0]).toBeLessThan(single * 0.5);
       // The labeller: an ADDED and a DELETED (labelled, out of its selector) per new CR, nothing else.
       expect(b[p].cr[0]?.[1]).toBe(p === 'create' ? 2 * CRS : 0);
+      for (const k of ['records', 'dependents'] as const) {
+        const whole = a[p][k][0] ?? 0;
+        for (const n of b[p][k]) expect(n).toBeLessThan(whole * 0.5);
+        // Together the shards' watches carry what the one replica's did: every record and object is labelled.
+        expect(b[p][k].reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(whole * 0.8);
+      }
     }
   }, 600_000);
 });
