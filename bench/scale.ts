@@ -75,7 +75,7 @@ async function measurePoint(crs: number, replicas: number): Promise<PointFigures
     const settled = await scrape();
     const remove = await bulkDelete(b);
     const gone = await scrape();
-    const opCpu = (c: Readonly<Record<string, Cpu>>, i: number): Cpu => c[`op${i}`] ?? { own: 0, children: 0 };
+    const replicaCpu = (c: Readonly<Record<string, Cpu>>, i: number): Cpu => c[`op${i}`] ?? { own: 0, children: 0 };
     const planeCpu = (k: string) => ({ create: created.window[k]?.own ?? 0, delete: remove.cpu[k]?.own ?? 0 });
     return {
       crs,
@@ -88,8 +88,8 @@ async function measurePoint(crs: number, replicas: number): Promise<PointFigures
       replica: settled.map((s, i) =>
         replicaFigures(before[i], s, gone[i], {
           rssMiB: created.rssSettled[i] ?? Number.NaN,
-          cpuCreate: opCpu(created.window, i),
-          cpuDelete: opCpu(remove.cpu, i),
+          cpuCreate: replicaCpu(created.window, i),
+          cpuDelete: replicaCpu(remove.cpu, i),
         }),
       ),
       load,
