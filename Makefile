@@ -57,9 +57,12 @@ run: build ## run the operator against the cluster in KUBECONFIG (like operator-
 clean: ## remove build output (keeps the Go binary cache outside the repository)
 	rm -rf dist coverage
 
-.PHONY: bench bench-cli chaos soak
+.PHONY: bench bench-scale bench-cli chaos soak
 bench: deps ## benchmark the real operator and the direct helm/kubectl floors on a local control plane (a few minutes; BENCH_CRS=1000 for the scale run)
 	npm run bench
+
+bench-scale: build ## scale as a curve: BENCH_SCALE_CRS (1000,3000) CRs on BENCH_SCALE_REPLICAS (1,3) sharded replicas, 2 workers each, a fresh plane per point; per-replica watch events, cached objects, RSS, heap, CPU (long)
+	node bench/scale.ts
 
 bench-cli: build ## how fast the CLI answers: version, --help, run/init/create api --help, init + create api; median and p90 of BENCH_CLI_RUNS (10), no cluster
 	node bench/cli-start.ts

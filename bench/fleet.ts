@@ -1,7 +1,8 @@
 // BENCH_REPLICAS operators on one plane, seen by the bench's phases as one: with more than one, each runs with
 // --shard-count=N --shard-index=i and the shard Leases in the bench namespace, so that each reconciles a third (say)
-// of the CRs. Their PIDs are summed for CPU and listed for RSS; their log figures are merged. Called by
-// operator-bench.ts; starts only the processes it stops.
+// of the CRs. Their PIDs are summed for CPU and listed for RSS; their log figures are merged, and each replica is
+// still at hand (bench/scale.ts reads each one's /metrics). Called by operator-bench.ts and bench/scale.ts; starts
+// only the processes it stops.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Operator, type StartOperatorOptions, startOperator } from './operator-process.ts';
@@ -9,6 +10,8 @@ import { type Operator, type StartOperatorOptions, startOperator } from './opera
 export interface Fleet extends Operator {
   /** Every replica's PID, in shard order. */
   readonly pids: readonly number[];
+  /** Every replica, in shard order (its own log figures: its metrics address, its workers). */
+  readonly replicas: readonly Operator[];
   /** Workers of one replica (each runs that many). */
   readonly workersEach: number | undefined;
 }
@@ -31,6 +34,7 @@ export function startFleet(replicas: number, o: StartOperatorOptions & { readonl
   return {
     pid: first.pid,
     pids: ops.map((op) => op.pid),
+    replicas: ops,
     get workersEach() {
       return first.stats.workers;
     },

@@ -38,7 +38,14 @@ export const PERIOD = env.BENCH_RECONCILE_PERIOD || '30s';
 export const PERIOD_MS = durationMs(PERIOD);
 export const MAX_CONCURRENT = env.BENCH_MAX_CONCURRENT || '';
 export const CREATE_CONCURRENCY = Math.max(1, int('BENCH_CREATE_CONCURRENCY', 50));
-export const TIMEOUT_MS = durationMs(env.BENCH_TIMEOUT || `${Math.max(300, CRS * 1.5)}s`);
+/** The deadline of each wait for `crs` CRs: BENCH_TIMEOUT, or 1.5 s per CR (300 s at least). */
+const timeoutFor = (crs: number) => durationMs(env.BENCH_TIMEOUT || `${Math.max(300, crs * 1.5)}s`);
+/** The deadline of each wait: for BENCH_CRS, or for the point bench/scale.ts runs (deadlinesFor). */
+export let TIMEOUT_MS = timeoutFor(CRS);
+/** bench/scale.ts, before each point of its grid: the waits from here on are sized for `crs` CRs. */
+export function deadlinesFor(crs: number): void {
+  TIMEOUT_MS = timeoutFor(crs);
+}
 /** What the upgrade phase sets in each bulk CR's spec (and the helm floor with --set-string). */
 export const UPGRADE_VALUES = { index: 'bench-upgrade' } as const;
 export const FLOOR_VALIDATION = env.BENCH_FLOOR_OPENAPI_VALIDATION === 'true';

@@ -3,14 +3,15 @@
 // each window measures and the BENCH_* settings: docs/contributing.md, "The benchmark: `make bench`".
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
-import { type LocalPlane, startLocalPlane } from '../test/support/plane.ts';
+import { join } from 'node:path';
+import { AppsV1Api } from '@kubernetes/client-node';
+import type { LocalPlane } from '../test/support/plane.ts';
 import { until } from '../test/support/until.ts';
+import { benchContext, startBenchFleet, startBenchPlane } from './bench-plane.ts';
 import { type Calibration, calibrate } from './calibrate.ts';
 import { compare } from './compare.ts';
 import { watchCRs } from './cr-watch.ts';
-import { type Fleet, opCpu, startFleet } from './fleet.ts';
+import { type Fleet, opCpu } from './fleet.ts';
 import { accept, calibrationText, judge, nearest, readAccepted } from './guard.ts';
 import {
   benchWait,
@@ -19,31 +20,26 @@ import {
   env,
   FLOOR_VALIDATION,
   FLOORS,
-  GVR,
-  lastLine,
   log,
   MAIN,
   MAX_CONCURRENT,
   NS,
-  noteOperatorExit,
   PERIOD,
   REPLICAS,
   ROOT,
-  run,
   SEQUENTIAL,
   signal,
   UPGRADE,
   UPGRADE_VALUES,
 } from './kit.ts';
 import { bulkCreates } from './phases/bulk.ts';
-import type { BenchContext } from './phases/context.ts';
 import { bulkDelete } from './phases/delete.ts';
 import { measureDrift } from './phases/drift.ts';
 import { measureFloors, NO_FLOORS } from './phases/floors.ts';
 import { idleWindow } from './phases/idle.ts';
 import { sequentialCreates } from './phases/sequential.ts';
 import { bulkUpgrade } from './phases/upgrade.ts';
-import { apiserverPid, quiet } from './proc.ts';
+import { quiet } from './proc.ts';
 import { guardedFigures, operatorRows, report } from './report.ts';
 import { sideBySide } from './side-by-side.ts';
 
@@ -54,33 +50,10 @@ async function main(): Promise<void> {
   let op: Fleet | undefined;
   const loadAtStart = loadavg()[0] ?? 0;
   try {
-    log('starting the control plane (hack/testenv.sh up)');
-    // No fake nodes unless asked (TESTENV_NODES): pods would add the plane's own work to every figure, and the
-    // published figures and the Go operator's were measured without them.
-    const nodes = { TESTENV_NODES: env.TESTENV_NODES ?? '0' };
-    plane = await startLocalPlane({ root: ROOT, env: { ...env, ...nodes } });
-    signal.throwIfAborted();
-    const { dir, bin, kubeconfig } = plane;
-    const helmChoice = env.BENCH_HELM || 'helm-v3';
-    const helm = isAbsolute(helmChoice) ? helmChoice : join(bin, helmChoice);
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    const custom = kc.makeApiClient(CustomObjectsApi);
-    const helmVersion = lastLine(await run(helm, ['version', '--short']));
-    const kubeVersion = (await kc.makeApiClient(VersionApi).getCode()).gitVersion;
-
-    const apiserver = apiserverPid(dir);
-    const kubectl = (...args: string[]) => run(join(bin, 'kubectl'), args, { KUBECONFIG: kubeconfig });
-    await kubectl('apply', '-f', 'config/crd/bases/');
-    await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/nginxes.demo.example.com');
-    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
-    // kube-apiserver answers the first write of a CRD established seconds ago about 2 s late (kubectl -v=6 shows
-    // the POST itself taking ~2000 ms, ~5 ms once the CRD is ~10 s old): one throwaway CR, before any operator runs,
-    // so that the first CR measured is the operator's cold start and not the API server's.
-    await warmCrd(custom);
-    // The plane's own start-up work (OpenAPI documents rebuilt for the new CRD) must not land on the first CRs.
-    const busy = await quiet(apiserver);
-    log(`kube-apiserver quiet (${Math.round(busy * 100)} % of a core over 1 s) before the operator starts`);
+    const p = await startBenchPlane();
+    plane = p.plane;
+    const { kc, custom, apiserver, helm, helmChoice, helmVersion, kubeVersion, path } = p;
+    const { bin, kubeconfig } = p.plane;
     const calibration = await calibrateMachine(helm, kubeconfig, work);
     await quiet(apiserver);
 
@@ -99,33 +72,13 @@ async function main(): Promise<void> {
     }
     const shards = REPLICAS > 1 ? `, ${REPLICAS} sharded replicas` : '';
     log(`starting the operator (helm ${helmVersion}, --reconcile-period=${PERIOD}${shards})`);
-    const o = startFleet(REPLICAS, {
-      namespace: NS,
-      root: ROOT,
-      helm,
-      work,
-      kubeconfig,
-      watch: { group: GVR.group, version: GVR.version, kind: 'Nginx', chart: 'charts/nginx' },
-      reconcilePeriod: PERIOD,
-      maxConcurrent: MAX_CONCURRENT,
-      env,
-      logFile: env.BENCH_LOG,
-      onExit: noteOperatorExit,
-    });
+    const o = startBenchFleet(p, { replicas: REPLICAS, work, maxConcurrent: MAX_CONCURRENT });
     op = o;
     const workers = await until('the operator to start its workers', () => o.stats.workers, benchWait(50));
 
-    const path = `/apis/${GVR.group}/${GVR.version}/namespaces/${NS}/${GVR.plural}`;
     const bulkCrs = await watchCRs({ kc, path, phase: 'bulk', signal });
     const names = Array.from({ length: CRS }, (_, i) => `bulk-${String(i + 1).padStart(3, '0')}`);
-    const scrape = () => kubectl('get', '--raw', '/metrics');
-    const profileApiserver = async (seconds: number, file: string) => {
-      const url = `/debug/pprof/profile?seconds=${seconds}`;
-      await run('bash', ['-c', 'exec "$0" get --raw "$1" >"$2"', join(bin, 'kubectl'), url, file], {
-        KUBECONFIG: kubeconfig,
-      });
-    };
-    const b: BenchContext = { o, kc, custom, apiserver, dir, bulkCrs, names, scrape, profileApiserver };
+    const b = benchContext(p, o, bulkCrs, names);
     const seq = await sequentialCreates(kc, custom, path); // 1
     const created = await bulkCreates(b, workers); // 2
     const idled = await idleWindow(b); // 3, 4
@@ -236,15 +189,6 @@ function guardFigures(calibration: Calibration, figures: ReturnType<typeof guard
     accept(file, { calibration, accepted: new Date().toISOString().slice(0, 10), figures: values });
     log(`BENCH_ACCEPT=1: these figures are now the accepted ones for this calibration (${file})`);
   }
-}
-
-/** Creates and deletes one CR (no operator runs yet, so nothing holds it): the API server's first write of the CRD. */
-async function warmCrd(custom: CustomObjectsApi): Promise<void> {
-  const t0 = performance.now();
-  const body = { apiVersion: `${GVR.group}/${GVR.version}`, kind: 'Nginx', metadata: { name: 'warm-up' } };
-  await custom.createNamespacedCustomObject({ ...GVR, namespace: NS, body });
-  await custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name: 'warm-up' });
-  log(`the CRD's first write (before the operator starts): ${Math.round(performance.now() - t0)} ms`);
 }
 
 main().then(

@@ -41,6 +41,7 @@ export interface StartOperatorOptions {
   readonly extraArgs?: readonly string[];
   /** Also append the operator's log lines here. */
   readonly logFile?: string | undefined;
+  /** Called when the operator exits on its own (not when stop() asked it to). */
   readonly onExit: (how: string) => void;
 }
 
@@ -99,7 +100,11 @@ export function startOperator(o: StartOperatorOptions): Operator {
     logFile: join(o.work, 'operator.log'),
     onLine,
   });
-  void operator.exited.then((code) => o.onExit(`code ${code}`));
+  // An exit the bench asked for (stop()) is no failure: a later wait (bench/scale.ts' next point) must not see it.
+  let stopping = false;
+  void operator.exited.then((code) => {
+    if (!stopping) o.onExit(`code ${code}`);
+  });
   return {
     pid: operator.pid,
     /** Read after the log lines written so far (the file is followed every 50 ms otherwise). */
@@ -112,6 +117,7 @@ export function startOperator(o: StartOperatorOptions): Operator {
       return [...helmCalls];
     },
     async stop() {
+      stopping = true;
       await operator.stop(15_000);
     },
   };

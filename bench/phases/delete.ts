@@ -1,16 +1,16 @@
 // Phase 8 of the bench: every bulk CR deleted at once; the time until all are gone, and meanwhile the CPU of the
 // operator, its helm and the plane's processes, and the API server's requests and watch events.
-// Called by operator-bench.ts.
+// Called by operator-bench.ts and bench/scale.ts.
 
 import { join } from 'node:path';
 import { requestWindow } from '../api-requests.ts';
 import { opPids } from '../fleet.ts';
-import { actAndWait, CRS, env, GVR, log, NS } from '../kit.ts';
+import { actAndWait, env, GVR, log, NS } from '../kit.ts';
 import { cpuWindow, planePids } from '../proc.ts';
 import type { BenchContext } from './context.ts';
 
 export async function bulkDelete(b: BenchContext) {
-  log(`phase 8: ${CRS} CRs deleted at once`);
+  log(`phase 8: ${b.names.length} CRs deleted at once`);
   const requests = await requestWindow(b.scrape);
   // BENCH_PPROF_DIR: kube-apiserver's CPU profile over the first seconds of the deletes (`go tool pprof -top`).
   const profiled = env.BENCH_PPROF_DIR
@@ -21,7 +21,7 @@ export async function bulkDelete(b: BenchContext) {
   const window = cpuWindow({ ...opPids(b.o), apiserver: b.apiserver, ...planePids(b.dir) });
   const remove = await actAndWait(
     b.bulkCrs,
-    `${CRS} CRs to be gone`,
+    `${b.names.length} CRs to be gone`,
     [...b.names],
     (name) => b.custom.deleteNamespacedCustomObject({ ...GVR, namespace: NS, name }),
     (_name, c) => c === undefined,
