@@ -22,6 +22,9 @@ const TOOLS = {
   'generate bundle': 'runGenerateBundle',
   'generate rbac': 'runGenerateRbac',
   'bundle validate': 'runBundleValidate',
+  'olm install': 'runOlmInstall',
+  'olm status': 'runOlmStatus',
+  'olm uninstall': 'runOlmUninstall',
   'create api': 'runCreateApi',
   pack: 'runPack',
 } as const;
