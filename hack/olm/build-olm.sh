@@ -5,6 +5,9 @@
 #                                              (cmd/* and util/cpb of the module); prints the folder (last line)
 #   hack/olm/build-olm.sh image IMAGE          those binaries in an image tagged IMAGE (podman; FROM the Debian
 #                                              stand-in of hack/base-images.sh, which gives the unpack Jobs /bin/cp)
+#   hack/olm/build-olm.sh opm                  build or reuse opm (operator-registry v1.59.0, OPM_VERSION) and
+#                                              grpc_health_probe; prints opm's path (last line)
+#   hack/olm/build-olm.sh opm-image IMAGE      both in an image tagged IMAGE, as OLM's opm image (ENTRYPOINT opm)
 #   hack/olm/build-olm.sh manifests IMAGE DIR  DIR/crds.yaml and DIR/olm.yaml rendered from the module's deploy/chart
 #                                              as OLM's release does, with IMAGE for every OLM container (olm, catalog,
 #                                              packageserver, -util-image) and no operatorhubio CatalogSource; prints DIR
@@ -30,55 +33,91 @@ export GOMODCACHE=${TESTENV_GOMODCACHE:-$TESTENV_ROOT/gomod} GOCACHE=${TESTENV_G
 sum=$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-12)
 OUT=$CACHE_ROOT/olm-${VERSION}_${sum}_$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)
 BINARIES=(olm catalog package-server copy-content cpb)
+OPM_MODULE=github.com/operator-framework/operator-registry
+OPM_VERSION=${OPM_VERSION:-v1.59.0} PROBE_VERSION=${GRPC_HEALTH_PROBE_VERSION:-v0.4.40}
+KEY=${sum}_$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)
+OPM_OUT=$CACHE_ROOT/opm-${OPM_VERSION}_$KEY PROBE_OUT=$CACHE_ROOT/grpc-health-probe-${PROBE_VERSION}_$KEY
 
-build_bin() {
-  if [[ -x $OUT/bin/cpb ]]; then log "reusing $OUT"; return; fi
+# module_build OUT MODULE VERSION TAGS LDFLAGS PACKAGE…: PACKAGE… of MODULE@VERSION into OUT/bin (and its deploy/, when it
+# has one), unless OUT holds them. Neither module can be built with `go install …@version` (OLM's replace lines; the
+# proxy refuses the version list go install reads deprecations from) and their downloads have no vendor/: each is
+# built as the main module, from a writable copy, resolving its dependencies with -mod=mod.
+module_build() {
+  local out=$1 module=$2 version=$3 tags=$4 ldflags=$5 dir
+  shift 5
+  if [[ -d $out/bin ]]; then log "reusing $out"; return; fi
   mkdir -p "$CACHE_ROOT"
   exec 9>"$CACHE_ROOT/.build.lock"
   if ! flock -n 9; then log "another build holds $CACHE_ROOT/.build.lock; waiting"; flock 9; fi
-  if [[ -x $OUT/bin/cpb ]]; then log "reusing $OUT (built meanwhile)"; return; fi
-  local dir
+  if [[ -d $out/bin ]]; then log "reusing $out (built meanwhile)"; exec 9>&-; return; fi
   tmp=$(mktemp -d "$CACHE_ROOT/.tmp.XXXXXX")
   trap 'rm -rf "${tmp:-}"' EXIT
-  log "downloading $MODULE@$VERSION"
-  dir=$(go mod download -json "$MODULE@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [[ -d $dir ]] || die "go mod download $MODULE@$VERSION gave no module folder"
-  # Its go.mod has replace lines (so no `go install …@version`) and the download has no vendor/: it is built as the
-  # main module, from a writable copy, resolving its dependencies with -mod=mod.
+  log "downloading $module@$version"
+  dir=$(go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [[ -d $dir ]] || die "go mod download $module@$version gave no module folder"
   cp -r "$dir" "$tmp/src"
   chmod -R u+w "$tmp/src"
   rm -rf "$tmp/src/vendor"
-  log "building ${BINARIES[*]} (cold: about 10 min on 2 cores)"
-  (cd "$tmp/src" && go build -mod=mod -tags json1 \
-    -ldflags "-s -w -X $MODULE/pkg/version.OLMVersion=$VERSION" \
-    -o "$tmp/out/bin/" ./cmd/olm ./cmd/catalog ./cmd/package-server ./cmd/copy-content ./util/cpb)
-  cp -r "$tmp/src/deploy" "$tmp/out/deploy"
-  rm -rf "$OUT"
-  mv "$tmp/out" "$OUT"
-  log "built $OUT"
+  log "building $* of $module@$version"
+  (cd "$tmp/src" && go build -mod=mod -tags "$tags" -ldflags "-s -w $ldflags" -o "$tmp/out/bin/" "$@")
+  if [[ -d $tmp/src/deploy ]]; then cp -r "$tmp/src/deploy" "$tmp/out/deploy"; fi
+  rm -rf "$out"
+  mv "$tmp/out" "$out"
+  rm -rf "$tmp"
+  exec 9>&-
+  log "built $out"
 }
 
-build_image() {
-  local image=${1:?usage: build-olm.sh image IMAGE} tool=${CONTAINER_TOOL:-podman} id
-  build_bin
-  # The image is rebuilt only when the binaries it holds are not the ones of $OUT (its label).
+# OLM's binaries (cold: about 10 min on 2 cores).
+build_bin() {
+  module_build "$OUT" "$MODULE" "$VERSION" json1 "-X $MODULE/pkg/version.OLMVersion=$VERSION" \
+    ./cmd/olm ./cmd/catalog ./cmd/package-server ./cmd/copy-content ./util/cpb
+}
+
+# opm (operator-registry's cmd/opm; static, so without its sqlite commands, which file-based catalogs never need) and
+# grpc_health_probe, which OLM's catalog pods are probed with (`grpc_health_probe -addr=:50051`).
+build_opm() {
+  module_build "$OPM_OUT" "$OPM_MODULE" "$OPM_VERSION" json1,containers_image_openpgp \
+    "-X $OPM_MODULE/cmd/opm/version.opmVersion=$OPM_VERSION" ./cmd/opm
+  module_build "$PROBE_OUT" github.com/grpc-ecosystem/grpc-health-probe "$PROBE_VERSION" "" "" .
+  if [[ ! -e $PROBE_OUT/bin/grpc_health_probe ]]; then ln -s grpc-health-probe "$PROBE_OUT/bin/grpc_health_probe"; fi
+}
+
+# image_build IMAGE KEY ENTRYPOINT FILE…: FILE… in /bin/ of an image FROM the Debian stand-in, rebuilt only when KEY
+# (its label) changes.
+image_build() {
+  local image=$1 key=$2 entry=$3 tool=${CONTAINER_TOOL:-podman} id ctx
+  shift 3
   id=$("$tool" image inspect --format '{{ index .Labels "helm-operator-ts.olm" }}' "$image" 2>/dev/null || true)
-  if [[ $id == "$OUT" ]]; then log "reusing image $image"; return; fi
+  if [[ $id == "$key" ]]; then log "reusing image $image"; return; fi
   "$tool" image exists docker.io/library/debian:bookworm-slim || die "no docker.io/library/debian:bookworm-slim image; run hack/base-images.sh (as root) first"
-  local ctx
   ctx=$(mktemp -d)
-  cp "${BINARIES[@]/#/$OUT/bin/}" "$ctx/"
-  cat >"$ctx/Containerfile" <<EOF
-FROM docker.io/library/debian:bookworm-slim
-LABEL helm-operator-ts.olm="$OUT"
-COPY ${BINARIES[*]} /bin/
-USER 1001
-ENTRYPOINT ["/bin/olm"]
-EOF
+  cp "$@" "$ctx/"
+  {
+    echo 'FROM docker.io/library/debian:bookworm-slim'
+    echo "LABEL helm-operator-ts.olm=\"$key\""
+    echo "COPY ${*##*/} /bin/"
+    echo 'USER 1001'
+    echo "ENTRYPOINT [\"/bin/$entry\"]"
+  } >"$ctx/Containerfile"
   # shellcheck disable=SC2046 # container-flags.sh prints a list of flags
   "$tool" build -q $("$(dirname "$0")/../container-flags.sh") -t "$image" "$ctx" >/dev/null
   rm -rf "$ctx"
   log "image $image"
+}
+
+build_image() {
+  local image=${1:?usage: build-olm.sh image IMAGE}
+  build_bin
+  image_build "$image" "$OUT" olm "${BINARIES[@]/#/$OUT/bin/}"
+}
+
+# The opm image, as OLM's upstream one: the catalog images' base (opm generate dockerfile -i), the catalog
+# operator's -opmImage (bundle unpack Jobs) and -configmapServerImage.
+build_opm_image() {
+  local image=${1:?usage: build-olm.sh opm-image IMAGE}
+  build_opm
+  image_build "$image" "$OPM_OUT+$PROBE_OUT" opm "$OPM_OUT/bin/opm" "$PROBE_OUT/bin/grpc_health_probe"
 }
 
 render_manifests() {
@@ -108,6 +147,8 @@ render_manifests() {
 case ${1:-bin} in
   bin) build_bin; echo "$OUT" ;;
   image) shift; build_image "$@" ;;
+  opm) build_opm; echo "$OPM_OUT/bin/opm" ;;
+  opm-image) shift; build_opm_image "$@" ;;
   manifests) shift; render_manifests "$@" ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
