@@ -138,6 +138,18 @@ openssl req -x509 -new -key "$P/ca.key" -subj "/O=testenv/CN=testenv-ca" -days 7
   -config "$P/openssl.cnf" -extensions v3_ca -out "$P/ca.crt"
 sign apiserver "/O=testenv/CN=localhost" v3_server
 sign admin "/O=system:masters/CN=testenv-admin" v3_client
+# A real node's plane has the aggregation layer (an extension API server such as OLM's packageserver is reached
+# through it): its own front-proxy CA and the client certificate the API server proxies with, as kubeadm makes them.
+if ((REAL == 1)); then
+  newkey "$P/front-proxy-ca.key"
+  openssl req -x509 -new -key "$P/front-proxy-ca.key" -subj "/CN=front-proxy-ca" -days 7 \
+    -config "$P/openssl.cnf" -extensions v3_ca -out "$P/front-proxy-ca.crt"
+  newkey "$P/front-proxy-client.key"
+  openssl req -new -key "$P/front-proxy-client.key" -subj "/CN=front-proxy-client" -config "$P/openssl.cnf" \
+    -out "$P/front-proxy-client.csr"
+  openssl x509 -req -in "$P/front-proxy-client.csr" -CA "$P/front-proxy-ca.crt" -CAkey "$P/front-proxy-ca.key" \
+    -CAcreateserial -days 7 -extfile "$P/openssl.cnf" -extensions v3_client -out "$P/front-proxy-client.crt" 2>/dev/null
+fi
 newkey "$P/sa.key"
 openssl pkey -in "$P/sa.key" -pubout -out "$P/sa.pub" 2>/dev/null
 chmod 600 "$P"/*.key
@@ -150,6 +162,13 @@ log "pki ready"
 # its kubelet by InternalIP (no DNS for the node's name).
 ADMISSION_OFF=ServiceAccount,TaintNodesByCondition api_node=()
 ((REAL == 0)) || { ADMISSION_OFF=TaintNodesByCondition; api_node=(--kubelet-preferred-address-types=InternalIP); }
+# The aggregation layer (above); the API server reaches an APIService's pods by their endpoints (it runs beside the
+# node, outside any pod network).
+((REAL == 0)) || api_node+=(
+  --requestheader-client-ca-file="$P/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client
+  --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group
+  --requestheader-extra-headers-prefix=X-Remote-Extra- --proxy-client-cert-file="$P/front-proxy-client.crt"
+  --proxy-client-key-file="$P/front-proxy-client.key" --enable-aggregator-routing=true)
 # shellcheck disable=SC2086 # TESTENV_APISERVER_EXTRA_ARGS is a list of flags on purpose
 start kube-apiserver "$BIN/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \

@@ -96,3 +96,17 @@ describe('what a command loads before it runs', () => {
     expect(local.filter((f) => /^(manager|kube|helm|observability|scaffold|deploy|reconciler)\//.test(f))).toEqual([]);
   });
 });
+
+describe("operator-sdk's OLM commands not built yet", () => {
+  it('say "not yet" and what works meanwhile, with exit 2, instead of a flag error', async () => {
+    const io = capture();
+    expect(await main(['run', 'bundle', 'example.com/op-bundle:v0.0.1'])).toBe(2);
+    expect(await main(['run', 'bundle-upgrade', 'example.com/op-bundle:v0.0.2'])).toBe(2);
+    expect(await main(['cleanup', 'memcached-operator'])).toBe(2);
+    expect(io.err).toEqual([
+      expect.stringMatching(/^helm-operator run bundle: not yet: .*helm-operator olm install/),
+      expect.stringMatching(/^helm-operator run bundle-upgrade: not yet: /),
+      expect.stringMatching(/^helm-operator cleanup: not yet: cleanup PACKAGE .*without a package frees/),
+    ]);
+  });
+});

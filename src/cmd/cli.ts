@@ -22,6 +22,9 @@ const TOOLS = {
   'generate bundle': 'runGenerateBundle',
   'generate rbac': 'runGenerateRbac',
   'bundle validate': 'runBundleValidate',
+  'olm install': 'runOlmInstall',
+  'olm status': 'runOlmStatus',
+  'olm uninstall': 'runOlmUninstall',
   'create api': 'runCreateApi',
   pack: 'runPack',
 } as const;
@@ -111,9 +114,30 @@ async function tool(cmd: Tool, argv: readonly string[]): Promise<number> {
   }
 }
 
+/**
+ * operator-sdk's OLM commands this CLI does not have yet (issue 41): `run bundle IMG`, `run bundle-upgrade IMG` and
+ * `cleanup PACKAGE` (a positional argument: `cleanup` without one frees CRs whose operator is gone). Each says so
+ * and what works meanwhile, with exit 2, rather than failing on a flag.
+ */
+function notYet(cmd: string | undefined, rest: readonly string[]): string | undefined {
+  const sub = rest[0];
+  if (cmd === 'run' && (sub === 'bundle' || sub === 'bundle-upgrade')) {
+    return `helm-operator run ${sub}: not yet: OLM's run ${sub} is not built yet (issue 41). Meanwhile: helm-operator olm install, make bundle bundle-build bundle-push catalog-build catalog-push, then a CatalogSource of CATALOG_IMG, an OperatorGroup and a Subscription (docs/user-guide.md, OLM)\n`;
+  }
+  if (cmd === 'cleanup' && sub !== undefined && !sub.startsWith('-')) {
+    return `helm-operator cleanup: not yet: cleanup PACKAGE (OLM's, as operator-sdk's) is not built yet (issue 41); delete the package's Subscription, CSV, OperatorGroup and CatalogSource with kubectl. helm-operator cleanup without a package frees custom resources whose operator is gone (see --help)\n`;
+  }
+  return undefined;
+}
+
 /** Runs one `helm-operator` command line; resolves to the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  const unbuilt = notYet(cmd, rest);
+  if (unbuilt !== undefined) {
+    process.stderr.write(unbuilt);
+    return 2;
+  }
   switch (cmd) {
     case 'run':
       return run(rest);

@@ -277,3 +277,24 @@ export async function runBundleValidate(argv: readonly string[], io: ToolIo, sig
 export async function runPack(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
   return (await import('./pack.js')).runPack(argv, io, signal);
 }
+
+/** `helm-operator olm install|status|uninstall` (olm.ts), loaded when it runs. */
+async function runOlmVerb(
+  verb: 'install' | 'status' | 'uninstall',
+  argv: readonly string[],
+  io: ToolIo,
+  signal: AbortSignal,
+) {
+  const olm = await import('./olm.js');
+  const usage = { install: olm.OLM_INSTALL_USAGE, status: olm.OLM_STATUS_USAGE, uninstall: olm.OLM_UNINSTALL_USAGE }[
+    verb
+  ];
+  if (wantsHelp(argv, io, usage)) return 0;
+  return olm.runOlm(verb, argv, io, signal);
+}
+export const runOlmInstall = (argv: readonly string[], io: ToolIo, signal: AbortSignal) =>
+  runOlmVerb('install', argv, io, signal);
+export const runOlmStatus = (argv: readonly string[], io: ToolIo, signal: AbortSignal) =>
+  runOlmVerb('status', argv, io, signal);
+export const runOlmUninstall = (argv: readonly string[], io: ToolIo, signal: AbortSignal) =>
+  runOlmVerb('uninstall', argv, io, signal);

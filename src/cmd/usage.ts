@@ -1,4 +1,4 @@
-// The CLI's usage texts, and the dispatch of its command groups (`create`, `generate`, `bundle`): `--help` on a group lists
+// The CLI's usage texts, and the dispatch of its command groups (`create`, `generate`, `bundle`, `olm`): `--help` on a group lists
 // its subcommands (exit 0), a missing or unknown one says which there are (exit 2). Called by cli.ts; writes only to
 // the streams it is handed, never reads process.*.
 
@@ -12,6 +12,9 @@ Commands:
   generate rbac    regenerate config/rbac/role.yaml from the charts in watches.yaml
   generate bundle  write and validate the OLM bundle from the rendered config/manifests
   bundle validate  check an OLM bundle directory by OLM's validators' rules (as operator-sdk's)
+  olm install      install Operator Lifecycle Manager in the cluster (--version, --timeout)
+  olm status       OLM's objects in the cluster and their health
+  olm uninstall    delete every object of the installed OLM
   undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
   cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
   pack      write this CLI's own npm package (.tgz) into a folder (make docker-build packs it for the image)
@@ -26,6 +29,11 @@ export const GROUPS = {
     bundle: 'write and validate the OLM bundle from the rendered config/manifests',
   },
   bundle: { validate: "check an OLM bundle directory by OLM's validators' rules (as operator-sdk's)" },
+  olm: {
+    install: 'install Operator Lifecycle Manager in the cluster (--version, --timeout)',
+    status: "OLM's objects in the cluster and their health",
+    uninstall: 'delete every object of the installed OLM',
+  },
 } as const;
 
 export type Group = keyof typeof GROUPS;

@@ -58,6 +58,13 @@ export const ERROR_CODES = {
   SCAFFOLD_UNKNOWN_KIND: 'the chart renders a kind nobody knows',
   BUNDLE_INPUT_INVALID: 'generate bundle: a bad flag or object',
   BUNDLE_NO_DEPLOYMENT: 'generate bundle: no operator Deployment in the input',
+  OLM_MANIFESTS_UNAVAILABLE:
+    "olm: OLM's crds.yaml or olm.yaml cannot be fetched, read or parsed, or are of another version",
+  OLM_ALREADY_INSTALLED: 'olm install: an object of the manifests exists already',
+  OLM_NOT_INSTALLED: 'olm status/uninstall: no object of OLM is installed',
+  OLM_VERSION_MISMATCH: 'olm status/uninstall: --version is not the installed version, or it cannot be told',
+  OLM_TIMEOUT: 'olm: what it waits for was not done by --timeout; the message says what and how far it got',
+  OLM_FAILED: "olm install: a Deployment's progress deadline passed or the packageserver CSV failed",
 } as const satisfies Readonly<Record<string, string>>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

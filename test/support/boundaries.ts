@@ -36,7 +36,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ],
   ['observability', 'reconciler'],
   ['dependents', 'references', 'crs'],
-  ['deploy', 'scaffold'],
+  ['deploy', 'scaffold', 'olm'],
   ['manager'],
   ['cmd'],
 ];

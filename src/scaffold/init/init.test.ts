@@ -168,7 +168,7 @@ describe('runInit', () => {
       ]);
     });
 
-    it('writes a .dockerignore that lets in only what the Dockerfiles copy: watches.yaml, charts, the CLI package, bundle', async () => {
+    it('writes a .dockerignore that lets in only what the Dockerfiles copy: watches.yaml, charts, the CLI package, bundle, catalog', async () => {
       await runInit(options(), signal);
       const text = await readFile(join(dir, '.dockerignore'), 'utf8');
       expect(text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual([
@@ -176,6 +176,7 @@ describe('runInit', () => {
         '!watches.yaml',
         '!charts',
         '!bundle',
+        '!catalog',
         '!bin/image/*.tgz',
       ]);
     });

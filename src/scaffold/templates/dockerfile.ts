@@ -103,11 +103,12 @@ ENTRYPOINT ["helm-operator", "run", "--watches-file=./watches.yaml"]
 }
 
 export const DOCKERIGNORE = `# The operator image needs only watches.yaml, charts/ and the CLI package make docker-build packs into ${IMAGE_PACKAGE_DIR}/
-# (see Dockerfile), the bundle image only bundle/: everything else stays out of the build context. Add a "!<path>"
-# line for anything else you COPY.
+# (see Dockerfile), the bundle image only bundle/, the catalog image only catalog/: everything else stays out of the
+# build context. Add a "!<path>" line for anything else you COPY.
 *
 !watches.yaml
 !charts
 !bundle
+!catalog
 !${IMAGE_PACKAGE_DIR}/*.tgz
 `;

@@ -119,9 +119,8 @@ IMAGE_CLI = $(HELM_OPERATOR) pack --destination=$(IMAGE_CLI_DIR)
 else
 IMAGE_CLI = npm pack --pack-destination $(IMAGE_CLI_DIR) --loglevel=error $(HELM_OPERATOR_PACKAGE) || { $(NO_PACKAGE); }
 endif
-# OPM: operator-registry's catalog tool, which catalog-build runs: bin/opm when there is one, else opm on PATH.
-# helm-operator does not build opm yet (issue 41): until it does, catalog-build stops with a "not yet" message
-# unless you put an opm there.
+# OPM: operator-registry's catalog tool (v1.59.0 or later), which catalog-build runs: bin/opm when there is one, else
+# opm on PATH. Nothing is downloaded: without either, catalog-build stops and says where to put one.
 ifneq (,$(wildcard $(LOCALBIN)/opm))
 OPM ?= $(LOCALBIN)/opm
 else ifneq (,$(shell command -v opm 2>/dev/null))
@@ -236,12 +235,18 @@ bundle-push: ## Push the bundle image BUNDLE_IMG.
 
 .PHONY: opm
 opm: ## Check that opm (operator-registry's catalog tool, OPM) is there; catalog-build needs it.
-\t@command -v "$(OPM)" >/dev/null 2>&1 || { echo "not yet: catalog-build needs opm, and helm-operator does not build it yet (issue 41): no $(OPM) and no opm on PATH; build operator-registry's cmd/opm and put it in bin/ (or on PATH, or set OPM=path/to/opm)" >&2; exit 1; }
+\t@command -v "$(OPM)" >/dev/null 2>&1 || { echo "catalog-build needs opm (operator-registry's cmd/opm, v1.59.0 or later): no $(OPM) and no opm on PATH; put one in bin/ (or on PATH, or set OPM=path/to/opm)" >&2; exit 1; }
 
 # A comma-separated list of bundle images (e.g. make catalog-build BUNDLE_IMGS=example.com/operator-bundle:v0.1.0,example.com/operator-bundle:v0.2.0).
 # These images MUST exist in a registry and be pull-able. Each one's tag must be v<its VERSION> (as BUNDLE_IMG's):
 # its bundle's ClusterServiceVersion is named $(PACKAGE_NAME).v<VERSION>, and each one replaces the one before it.
 BUNDLE_IMGS ?= $(BUNDLE_IMG)
+
+# The opm image the catalog image is built from (opm generate dockerfile's --base-image and --builder-image); empty:
+# opm's default (its upstream image). Set it where that registry cannot be reached (e.g. OPM_IMAGE=localhost/opm:v1.59.0).
+OPM_IMAGE ?=
+# More flags for opm's render of the bundle images, e.g. --use-http for a registry that serves plain HTTP.
+OPM_RENDER_FLAGS ?=
 
 # The image tag given to the resulting catalog image (e.g. make catalog-build CATALOG_IMG=example.com/operator-catalog:v0.2.0).
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
@@ -263,9 +268,9 @@ catalog-build: opm ## Build the catalog image CATALOG_IMG holding BUNDLE_IMGS (a
 \t  done; \\
 \t  for img in $(subst $(COMMA), ,$(BUNDLE_IMGS)); do echo '- schema: olm.bundle'; echo "  image: $$img"; done; \\
 \t} > catalog.template.yaml
-\t$(OPM) alpha render-template basic catalog.template.yaml --output=yaml > catalog/index.yaml
+\t$(OPM) alpha render-template basic catalog.template.yaml --output=yaml $(OPM_RENDER_FLAGS) > catalog/index.yaml
 \t$(OPM) validate catalog
-\t$(OPM) generate dockerfile catalog
+\t$(OPM) generate dockerfile catalog $(if $(OPM_IMAGE),--base-image=$(OPM_IMAGE) --builder-image=$(OPM_IMAGE))
 \t$(CONTAINER_TOOL) build $(CONTAINER_BUILD_FLAGS) -f catalog.Dockerfile -t $(CATALOG_IMG) .
 
 .PHONY: catalog-push

@@ -103,7 +103,7 @@ export function scaffoldTargets(context: () => TargetsContext): void {
       (err: unknown) => err,
     );
     expect(noOpm).toBeInstanceOf(CommandFailedError);
-    expect((noOpm as CommandFailedError).stderr).toContain('not yet: catalog-build needs opm');
+    expect((noOpm as CommandFailedError).stderr).toContain('catalog-build needs opm (operator-registry');
 
     // make run binds helm-operator's default ports, as the quickstart's does: one of the two at a time.
     const release = await lockDefaultPorts();
