@@ -515,7 +515,7 @@ describe("a scaffolded project's Dockerfile", () => {
     expect(last(sFinal, 'USER')?.args).toBe(IMAGE_USER);
   });
 
-  it('has a .dockerignore that lets in exactly what it copies from the context (and bundle/, for bundle-build)', () => {
+  it('has a .dockerignore that lets in exactly what it copies from the context (and bundle/ and catalog/, for bundle-build and catalog-build)', () => {
     const lines = DOCKERIGNORE.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
     const sources = sdf.stages.flatMap((s) =>
       copies(s)
@@ -523,6 +523,6 @@ describe("a scaffolded project's Dockerfile", () => {
         .flatMap((c) => c.sources),
     );
     expect(lines[0]).toBe('*');
-    expect(lines.slice(1).sort()).toEqual([...sources, 'bundle'].map((s) => `!${s}`).sort());
+    expect(lines.slice(1).sort()).toEqual([...sources, 'bundle', 'catalog'].map((s) => `!${s}`).sort());
   });
 });
