@@ -71,11 +71,13 @@ async function main(): Promise<void> {
       log(`all ${CRS} Deployed in ${((performance.now() - t0) / 1000).toFixed(1)} s; settling ${SETTLE_S} s`);
       await sleep(SETTLE_S * 1000, undefined, { signal });
       const rss = memMiB(op.pid);
+      const anon = memMiB(op.pid, 'RssAnon');
+      const file = memMiB(op.pid, 'RssFile');
       const heap = await heapFigures(op.stats.metrics);
       process.kill(op.pid, 'SIGUSR2');
       // Complete once its size stopped changing for a second.
       let last = -1;
-      const file = await until(
+      const snapshot = await until(
         'the heap snapshot',
         () => {
           const f = readdirSync(work).find((n) => n.endsWith('.heapsnapshot'));
@@ -86,8 +88,9 @@ async function main(): Promise<void> {
         },
         { timeoutMs: 300_000, everyMs: 1_000 },
       );
-      const r = retainedByHolder(file);
-      const head = `${CRS} CRs settled: RSS ${rss.toFixed(1)} MiB, ${heap}, load ${load.toFixed(1)} at start, snapshot ${file}`;
+      const r = retainedByHolder(snapshot);
+      const split = `anonymous ${anon.toFixed(1)} + file-backed ${file.toFixed(1)}`;
+      const head = `${CRS} CRs settled: RSS ${rss.toFixed(1)} MiB (${split}), ${heap}, load ${load.toFixed(1)} at start, snapshot ${snapshot}`;
       process.stdout.write(`${head}\n\n${retainedTable(r, 'retained by holder')}\n`);
     } finally {
       crs.close(); // an open watch would keep this process alive after a failure

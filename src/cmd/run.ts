@@ -18,6 +18,7 @@ import { stopRunningProcesses } from '../helm/process.js';
 import { createKubeClient } from '../kube/client.js';
 import { Manager } from '../manager/manager.js';
 import { HelmRuns, helmMetrics, metricAndDebugLog } from '../observability/helm-metrics.js';
+import { idleCompaction } from '../observability/idle-compaction.js';
 import { createLogger } from '../observability/logger.js';
 import { OperatorMetrics } from '../observability/metrics.js';
 import { fifoPostRenderer } from '../ownership/fifo-server.js';
@@ -29,6 +30,7 @@ import { parseRunFlags } from './flags/flags.js';
 import { leaseTarget } from './flags/leader.js';
 import { watchNamespaces } from './flags/namespaces.js';
 import { ownShard } from './flags/shard.js';
+import { fullGc } from './full-gc.js';
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -138,6 +140,16 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
     const stop = stopOnSignals(logger);
+    const compaction = opts.compactWhenIdleMs > 0 && [
+      idleCompaction({
+        gc: fullGc(),
+        clock: realClock,
+        logger: logger.child({ component: 'memory' }),
+        quietMs: opts.compactWhenIdleMs,
+        signal: stop,
+        rss: () => process.memoryUsage.rss(),
+      }),
+    ];
     return await manager.run(
       {
         watches,
@@ -145,7 +157,7 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
         kube: kube.client,
         helm: {
           client: helm,
-          middlewares: [helmMetrics(observeHelm, runs)],
+          middlewares: [helmMetrics(observeHelm, runs), ...(compaction || [])],
           render: (p) => helm.template(p),
           chartStageDir: join(workDir, 'charts'),
         },

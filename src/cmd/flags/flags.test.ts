@@ -90,9 +90,17 @@ describe('parseRunFlags', () => {
     expect(parseRunFlags(['--leader-elect', '--leader-election-id=x'], ctx).leaderElectionId).toBe('x');
   });
 
+  it('compacts 2 s after a burst by default; 0 turns it off', () => {
+    expect(parseRunFlags([], ctx).compactWhenIdleMs).toBe(2_000);
+    expect(parseRunFlags(['--compact-when-idle=500ms'], ctx).compactWhenIdleMs).toBe(500);
+    expect(parseRunFlags(['--compact-when-idle=0'], ctx).compactWhenIdleMs).toBe(0);
+  });
+
   it.each([
     [['--nope'], /unknown flag: --nope/],
     [['--reconcile-period=5x'], /--reconcile-period: invalid duration "5x"/],
+    [['--compact-when-idle=soon'], /--compact-when-idle: invalid duration "soon"/],
+    [['--compact-when-idle=-1s'], /--compact-when-idle must not be negative/],
     [['--max-concurrent-reconciles=0'], /must be a positive integer/],
     [['--watches-file'], /flag needs an argument: --watches-file/],
     [['--metrics-addr=:1', '--metrics-bind-address=:2'], /only one of --metrics-addr and --metrics-bind-address/],

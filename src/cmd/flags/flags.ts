@@ -46,6 +46,8 @@ export interface HelmFlags {
 export interface RunOptions extends ShardFlags, ServingFlags, LeaderFlags, HelmFlags {
   readonly watchesFile: string;
   readonly reconcilePeriodMs: number;
+  /** --compact-when-idle: one full garbage collection this long after a burst of helm calls ends; 0: never. */
+  readonly compactWhenIdleMs: number;
   readonly maxConcurrentReconciles: number;
   /** Releases one `helm uninstall` process takes at most when several CRs are being deleted (1: one each). */
   readonly maxUninstallBatch: number;
@@ -74,6 +76,7 @@ interface FlagSpec {
 const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'watches-file': { kind: 'string' },
   'reconcile-period': { kind: 'duration' },
+  'compact-when-idle': { kind: 'duration' },
   'max-concurrent-reconciles': { kind: 'int' },
   'max-uninstall-batch': { kind: 'int' },
   'metrics-bind-address': { kind: 'string' },
@@ -159,6 +162,13 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     throw new ConfigError(`--reconcile-period: ${(err as Error).message}`, { cause: err });
   }
   if (periodMs < 0) throw new ConfigError('--reconcile-period must not be negative (0 disables periodic reconciles)');
+  let compactMs: number;
+  try {
+    compactMs = parseDuration(str('compact-when-idle', '2s'));
+  } catch (err) {
+    throw new ConfigError(`--compact-when-idle: ${(err as Error).message}`, { cause: err });
+  }
+  if (compactMs < 0) throw new ConfigError('--compact-when-idle must not be negative (0 turns it off)');
 
   const metricsSecure = bool('metrics-secure');
   if (bool('metrics-require-rbac') && !metricsSecure) {
@@ -178,6 +188,7 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
   return {
     watchesFile: str('watches-file', './watches.yaml'),
     reconcilePeriodMs: periodMs,
+    compactWhenIdleMs: compactMs,
     maxConcurrentReconciles: Number(maxConc),
     maxUninstallBatch: Number(maxBatch),
     inProcessUninstall: seen.get('in-process-uninstall') !== false,

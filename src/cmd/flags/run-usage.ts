@@ -13,6 +13,8 @@ Flags (operator-sdk helm-operator names and defaults):
   --in-process-uninstall             uninstall a release with the operator's own API client, as helm's uninstall
                                      does, without a helm process; releases with delete hooks still run helm
                                      uninstall (default true; false: helm uninstall for every release)
+  --compact-when-idle duration       one full garbage collection once no helm call has run for this long after a
+                                     burst of them: the memory a burst took goes back (default 2s; 0 turns it off)
   --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
   --helm-openapi-validation          keep helm's client-side OpenAPI validation on install and upgrade (default
                                      false: --disable-openapi-validation; the API server validates, and its
