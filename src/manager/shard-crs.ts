@@ -1,7 +1,8 @@
 // The CR sources of one watch and namespace scope when sharding is on: the informers of the shards held
-// (shard-informers.ts) and the labeller of the CRs without a shard (shard-labeller.ts), built from the same informer
-// factory, and the mover of CRs labelled for a smaller count (shard-mover.ts). Called by watch.ts.
+// (shard-informers.ts), the labeller of the CRs without a shard (shard-labeller.ts) with its poller, and the mover
+// of CRs labelled for a smaller count (shard-mover.ts). Called by watch.ts.
 import type { Informer } from '../cache/informer.js';
+import { ListPoller } from '../cache/poller.js';
 import type { Watch } from '../config/watches.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -11,13 +12,18 @@ import { ShardInformers } from './shard-informers.js';
 import { ShardLabeller } from './shard-labeller.js';
 import { ShardMover } from './shard-mover.js';
 
+/** How often the labeller LISTs the CRs without a shard: a new CR is labelled within about this long. */
+const LABELLER_POLL_MS = 500;
+
 export interface ShardedCrsOptions {
-  readonly kube: Pick<KubeClient, 'patch'>;
+  readonly kube: Pick<KubeClient, 'patch' | 'list'>;
   readonly resource: ApiResource;
   readonly watch: Pick<Watch, 'labelSelector'>;
   readonly shards: ShardOwnership;
   /** A new informer of this scope's CRs that match `labelSelector`. */
   readonly newInformer: (labelSelector: string) => Informer;
+  /** The scope: '' for all namespaces or a cluster-scoped resource. */
+  readonly namespace: string;
   /** The controller's shard gate, which holds a key back while it moves. */
   readonly gate: Pick<ShardGate, 'hold' | 'settle'>;
   /** The controller's enqueue. */
@@ -38,9 +44,20 @@ export function shardedCrs(o: ShardedCrsOptions): ShardedCrs {
   const labelSelector = o.watch.labelSelector;
   const informers = new ShardInformers({ shards, labelSelector, informer });
   const logger = o.logger.child({ component: 'shard-labeller' });
+  const { namespace } = o;
+  const source = (selector: string) =>
+    new ListPoller({
+      client: kube,
+      resource,
+      namespace,
+      labelSelector: selector,
+      periodMs: LABELLER_POLL_MS,
+      clock,
+      logger,
+    });
   return {
     informers,
-    labeller: new ShardLabeller({ kube, resource, shards, labelSelector, informer, clock, logger }),
+    labeller: new ShardLabeller({ kube, resource, shards, labelSelector, source, clock, logger }),
     mover: new ShardMover({
       kube,
       resource,

@@ -40,7 +40,7 @@ function world(held: number[], objects: KubeObject[], count = 3) {
     kube,
     resource: res,
     shards,
-    informer: (labelSelector) => new Informer({ client: kube, resource: res, namespace: 'ns', labelSelector, clock }),
+    source: (labelSelector) => new Informer({ client: kube, resource: res, namespace: 'ns', labelSelector, clock }),
     clock,
     logger: silentLogger,
   });

@@ -1,8 +1,10 @@
-// The labeller of one namespace scope when sharding is on: while this replica holds shard 0, one narrow informer
-// finds the CRs without a shard of the current count (no label, a value that is no shard, or a retired shard) and
-// writes the shard label, a merge patch that carries the CR's resourceVersion (a racing write fails and is seen again).
-// Built by watch.ts as a controller source; never reconciles, never moves a CR between shards that both exist.
+// The labeller of one namespace scope when sharding is on: while this replica holds shard 0, one narrow source (a
+// LIST every half second, cache/poller.ts: a watch would cost this replica two events for every new CR) finds the
+// CRs without a shard of the current count (no label, a value that is no shard, or a retired shard) and writes the
+// shard label, a merge patch that carries the CR's resourceVersion (a racing write fails and is seen again).
+// Built by shard-crs.ts as a controller source; never reconciles, never moves a CR between shards that both exist.
 import type { Informer } from '../cache/informer.js';
+import type { InformerHandler } from '../cache/informer-contract.js';
 import { keyOf, splitKey } from '../cache/store.js';
 import type { Source } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
@@ -25,16 +27,21 @@ export interface ShardLabellerOptions {
   readonly shards: Pick<ShardOwnership, 'count' | 'held' | 'onAcquired' | 'onReleased' | 'holdRetired'>;
   /** The watch's own label selector, if any. */
   readonly labelSelector?: string | undefined;
-  /** A new informer of this scope's CRs that match `labelSelector`. */
-  readonly informer: (labelSelector: string) => Informer;
+  /** A new source of this scope's CRs that match `labelSelector`. */
+  readonly source: (labelSelector: string) => LabellerSource;
   readonly clock: Clock;
   readonly logger: Logger;
 }
 
+/** What the labeller reads the CRs without a shard from: a ListPoller (an Informer would do too). */
+export type LabellerSource = Pick<Informer, 'get' | 'list' | 'start'> & {
+  addEventHandler(handler: InformerHandler): unknown;
+};
+
 export class ShardLabeller implements Source {
   readonly #o: ShardLabellerOptions;
-  /** The narrow informer while shard 0 is held. */
-  #informer: Informer | undefined;
+  /** The narrow source while shard 0 is held. */
+  #informer: LabellerSource | undefined;
   readonly #pending = new Set<string>();
   readonly #draining = new Set<number>();
   #workers = 0;
@@ -67,7 +74,7 @@ export class ShardLabeller implements Source {
 
   #open(term: AbortSignal): void {
     const { shards, labelSelector } = this.#o;
-    const informer = this.#o.informer(unshardedSelector(labelSelector, shards.count));
+    const informer = this.#o.source(unshardedSelector(labelSelector, shards.count));
     this.#informer = informer;
     this.#term = term;
     const want = (obj: KubeObject) => this.#want(keyOf(obj));

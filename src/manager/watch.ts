@@ -111,6 +111,7 @@ export async function buildWatch(parts: OperatorParts, watch: Watch, signal: Abo
         resource,
         watch,
         newInformer,
+        namespace,
         gate,
         logger,
         enqueue: controller.enqueue,

@@ -1,6 +1,7 @@
 // What one replica receives from its watches, with one replica and with three sharded ones: 150 CRs created and
-// deployed. The kube-apiserver's watch counters sum every watcher (its own controllers' too), so the test opens the
-// replicas' own watches beside them (kubectl get --watch-only, the same selectors) and counts what each delivers.
+// deployed. The kube-apiserver's watch counters sum every watcher (its own controllers' too), so the test reads each
+// replica's own CR counter and opens the replicas' record and dependent watches beside them (kubectl get
+// --watch-only, the same selectors) to count what each delivers.
 // A shard's watches carry only its CRs, their release records and their dependents (each labelled with the shard):
 // each replica holds its shards' share, and the replicas together hold each object once.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -72,44 +73,15 @@ function run(replicas: number) {
         await kube.custom.replaceNamespacedCustomObject({ ...kind, namespace: ns, name: cr.metadata.name, body });
       }
     });
-    // Each replica's CR watches: the shard it holds (its own), and the labeller's on the holder of shard 0.
+    // The records and dependents of each replica's shard (one replica: all of them), counted by watches beside the
+    // replicas'. The CRs each replica receives are counted by its own informers (helm_operator_informer_watch_events_total):
+    // kubectl CR watches beside 3 replicas were closed by the server after 30-50 events in 2 of 4 runs on a loaded
+    // machine (exit 0, as for a slow consumer).
     const shards = [...Array(replicas).keys()];
-    const selectors =
-      replicas === 1
-        ? [[undefined]]
-        : shards.map((i) => [
-            `${SHARD_LABEL}=${i}`,
-            ...(i === 0 ? [`${SHARD_LABEL} notin (${shards.join(',')})`] : []),
-          ]);
-    const crWatches = selectors.map((ss) => ss.map((sel) => countingWatch(kind.plural, ns, sel)));
-    // The records and dependents of each replica's shard (one replica: all of them).
     const own = (base: string, i: number) => (replicas === 1 ? base : `${base},${SHARD_LABEL}=${i}`);
     const records = shards.map((i) => countingWatch('secrets', ns, own('owner=helm', i)));
     const dependents = shards.map((i) => countingWatch('configmaps', ns, own('owner!=helm', i)));
-    // Before any operator runs: one probe CR per watch shows that every watch is open, then goes.
-    const probes = replicas === 1 ? ['probe'] : [...shards.map((i) => `probe-${i}`), 'probe-x'];
-    await Promise.all(
-      probes.map((p, i) =>
-        crs.create(p, {}, i < replicas && replicas > 1 ? { labels: { [SHARD_LABEL]: String(i) } } : {}),
-      ),
-    );
-    // A watch opened after a probe was made would not show it: touch the probes until every watch has shown one.
-    await vi.waitFor(
-      async () => {
-        if (crWatches.flat().every((w) => w.events() > 0)) return;
-        await Promise.all(probes.map((p) => crs.annotate(p, { touched: String(performance.now()) })));
-        throw new Error('a watch has shown no probe yet');
-      },
-      { timeout: 30_000, interval: 500 },
-    );
-    const beforeDelete = crWatches.flat().map((w) => w.events());
-    await Promise.all(probes.map((p) => crs.delete(p)));
-    await vi.waitFor(() => expect(crWatches.flat().every((w, i) => w.events() > (beforeDelete[i] ?? 0))).toBe(true), {
-      timeout: 30_000,
-      interval: 100,
-    });
-    const counts = () => crWatches.map((ws) => ws.map((w) => w.events()));
-    const base = counts();
+    const counts = async () => (await Promise.all(ops.map((op) => watchEventsOf(op, kind.kind)))).map((n) => [n]);
 
     const leaseId = uniqueName('watch');
     for (let i = 0; i < replicas; i++) {
@@ -126,12 +98,13 @@ function run(replicas: number) {
       timeout: 60_000,
       interval: 250,
     });
+    const base = await counts();
     const started = performance.now();
     const names = Array.from({ length: CRS }, (_, i) => `cr-${String(i).padStart(3, '0')}`);
     for (let i = 0; i < CRS; i += 25) await Promise.all(names.slice(i, i + 25).map((n) => crs.create(n, { round: 1 })));
     await expect.poll(async () => (await list()).filter((cr) => deployed(cr, 1)).length, DEPLOY_ALL).toBe(CRS);
     const ms = performance.now() - started;
-    const created = counts();
+    const created = await counts();
     const events = (ws: { events(): number }[]) => ws.map((w) => w.events());
     const createdRecords = events(records);
     const createdDependents = events(dependents);
@@ -142,14 +115,14 @@ function run(replicas: number) {
     for (let i = 0; i < CRS; i += 25) await Promise.all(names.slice(i, i + 25).map((n) => crs.delete(n)));
     await expect.poll(async () => (await list()).length, DEPLOY_ALL).toBe(0);
     const deleteMs = performance.now() - deleteStarted;
-    const deleted = counts();
+    const deleted = await counts();
     for (const op of ops) await op.stop();
-    for (const w of [...crWatches.flat(), ...records, ...dependents]) w.stop();
+    for (const w of [...records, ...dependents]) w.stop();
     const count = (msg: string) => ops.map((op) => logLines(op).filter((l) => l.msg === msg).length).join('/');
     process.stdout.write(
       `shard-watch: ${replicas} replica(s): reconciles ${count('Reconciled')}, labelled ${count('Labelled shard')}\n`,
     );
-    /** Per replica: [its shard's CR watch, the labeller's watch (on the holder of shard 0 only)]. */
+    /** Per replica: [its shard's CR watch]. */
     const phase = (to: number[][], from: number[][]) => to.map((w, r) => w.map((n, k) => n - (from[r]?.[k] ?? 0)));
     return {
       held,
@@ -178,6 +151,17 @@ async function census(op: OperatorProcess, crKind: string) {
   return { crs: value(crKind), records: value('Secret'), configMaps: value('ConfigMap') };
 }
 
+/** The watch events a replica's own informers of `kind` received (helm_operator_informer_watch_events_total). */
+async function watchEventsOf(op: OperatorProcess, kind: string): Promise<number> {
+  const at = boundAddress(op.output(), 'Serving metrics');
+  const body = at === undefined ? '' : await (await fetch(`http://${at}/metrics`)).text();
+  const series = `helm_operator_informer_watch_events_total{kind="${kind}",`;
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith(series))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
 /** With sharding, every release record and rendered ConfigMap carries its CR's shard label. */
 async function expectLabelledLikeTheirCrs(f: { kube: TestKube }, ns: string, replicas: number, crs: Cr[]) {
   if (replicas === 1) return;
@@ -199,14 +183,14 @@ describe('watch events per replica: 1 replica vs 3 sharded, 150 CRs', () => {
   const one = run(1);
   const three = run(3);
 
-  it('divides the CR, record and dependent watches: each replica about a third, the labeller two events per new CR', async () => {
+  it('divides the CR, record and dependent watches: each replica about a third, the labeller watching nothing', async () => {
     const a = await one();
     const b = await three();
     const row = (name: string, p: Phase) =>
       `| ${name} | ${Math.round(p.ms / 100) / 10} s | ${p.cr.map((w) => w.join(' + ')).join(' / ')} | ${p.records.join(' / ')} | ${p.dependents.join(' / ')} |`;
     process.stdout.write(
       [
-        `shard-watch: watch events received per replica (CR watch + labeller watch), ${CRS} CRs`,
+        `shard-watch: watch events received per replica, ${CRS} CRs`,
         '| run, phase | time | CR events, each replica | release-record events, each | ConfigMap events, each |',
         row('1 replica, create → Deployed', a.create),
         row('3 replicas, create → Deployed', b.create),
@@ -223,11 +207,13 @@ describe('watch events per replica: 1 replica vs 3 sharded, 150 CRs', () => {
       for (const h of b.held) expect(h[k]).toBeLessThan(CRS * 0.5);
     }
     expect(endedEarly).toEqual([]);
+    // The single replica: each CR added, then its finalizer and its status (at least 3 events); deleted likewise.
+    expect(a.create.cr[0]?.[0]).toBeGreaterThanOrEqual(CRS * 3);
+    expect(a.remove.cr[0]?.[0]).toBeGreaterThanOrEqual(CRS * 2);
     for (const p of ['create', 'remove'] as const) {
       const single = a[p].cr[0]?.[0] ?? 0;
-      for (const w of b[p].cr) expect(w[0]).toBeLessThan(single * 0.5);
-      // The labeller: an ADDED and a DELETED (labelled, out of its selector) per new CR, nothing else.
-      expect(b[p].cr[0]?.[1]).toBe(p === 'create' ? 2 * CRS : 0);
+      // Each replica's CR informers (the labeller's LIST included in none): under 0.4x of the single replica's.
+      for (const w of b[p].cr) expect(w[0]).toBeLessThan(single * 0.4);
       for (const k of ['records', 'dependents'] as const) {
         const whole = a[p][k][0] ?? 0;
         for (const n of b[p][k]) expect(n).toBeLessThan(whole * 0.5);
