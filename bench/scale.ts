@@ -101,7 +101,8 @@ async function measurePoint(crs: number, replicas: number): Promise<PointFigures
     crWatch?.close();
     await o?.stop();
     await p?.plane.stop().catch((e: unknown) => log(`testenv down failed: ${String(e)}`));
-    rmSync(work, { recursive: true, force: true });
+    if (env.BENCH_KEEP_WORK === undefined) rmSync(work, { recursive: true, force: true });
+    else log(`kept ${work}`);
   }
 }
 
