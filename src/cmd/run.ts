@@ -148,6 +148,7 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
         quietMs: opts.compactWhenIdleMs,
         signal: stop,
         rss: () => process.memoryUsage.rss(),
+        heapTotal: () => process.memoryUsage().heapTotal,
       }),
     ];
     return await manager.run(

@@ -8,17 +8,22 @@ import { idleCompaction } from './idle-compaction.js';
 const signal = new AbortController().signal;
 const release = (name: string) => ({ release: name, namespace: 'apps', signal });
 
-function setup(o: { minCalls?: number; signal?: AbortSignal } = {}) {
+function setup(o: { minCalls?: number; signal?: AbortSignal; heap?: { total: number }; slow?: Promise<void> } = {}) {
   const clock = new FakeClock();
   let gcs = 0;
-  const helm = new FakeHelm().on('version', () => HELM_V3).on('uninstall', () => undefined);
+  const heap = o.heap;
+  const helm = new FakeHelm().on('version', () => HELM_V3).on('uninstall', () => o.slow);
   const mw = idleCompaction({
-    gc: () => gcs++,
+    gc: () => {
+      gcs++;
+      if (heap) heap.total = 40;
+    },
     clock,
     logger: recordingLogger().logger,
     quietMs: 2_000,
     minCalls: o.minCalls ?? 3,
     signal: o.signal ?? signal,
+    ...(heap ? { heapTotal: () => heap.total * 1048576, checkMs: 30_000 } : {}),
   });
   return { clock, helm: chain(helm, [mw]), gcs: () => gcs };
 }
@@ -78,5 +83,36 @@ describe('idleCompaction', () => {
     ac.abort();
     s.clock.advance(10_000);
     expect(s.gcs()).toBe(0);
+  });
+
+  it('between bursts, collects when the heap grew by a quarter (and 8 MiB) since the last collection', async () => {
+    const heap = { total: 40 };
+    const s = setup({ heap });
+    s.clock.advance(30_000);
+    expect(s.gcs()).toBe(0);
+    heap.total = 49; // +22 %: not yet
+    s.clock.advance(30_000);
+    expect(s.gcs()).toBe(0);
+    heap.total = 50; // +25 %, +10 MiB
+    s.clock.advance(30_000);
+    expect(s.gcs()).toBe(1);
+    s.clock.advance(30_000); // back to 40 after the collection
+    expect(s.gcs()).toBe(1);
+  });
+
+  it('does not collect between bursts while a helm call runs', async () => {
+    const heap = { total: 40 };
+    let finish: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => (finish = resolve));
+    const s = setup({ heap, slow });
+    heap.total = 100;
+    const call = s.helm.uninstall(release('a'));
+    await Promise.resolve();
+    s.clock.advance(30_000);
+    expect(s.gcs()).toBe(0);
+    finish();
+    await call;
+    s.clock.advance(30_000);
+    expect(s.gcs()).toBe(1);
   });
 });
