@@ -90,6 +90,19 @@ describe('CachedReleaseReader', () => {
       expect(w.calls).toEqual([]);
     });
 
+    it('trusts the view without a LIST for a CR never reconciled (all its records carry the label)', async () => {
+      const w = world([], [], true, false);
+      expect((await w.reader.history('apps', 'web', { signal, neverReconciled: true })).length).toBe(0);
+      expect(w.calls).toEqual([]);
+    });
+
+    it('still LISTs a CR never reconciled once a helm call on it failed (what it left is unknown)', async () => {
+      const w = world([secret(1, 'failed', '10')], [], true, false);
+      w.reader.observe('apps', 'web', 'unknown');
+      expect((await w.reader.history('apps', 'web', { signal, neverReconciled: true })).length).toBe(1);
+      expect(w.calls).toEqual(['LIST']);
+    });
+
     it('goes on LISTing while the view lacks the records the LIST found (not yet relabelled)', async () => {
       const w = world([secret(1, 'deployed', '10')], [], true, false);
       await w.versions();

@@ -12,7 +12,7 @@ import type { KubeClient, KubeObject } from '../kube/types.js';
 import type { ReleaseCache } from './cache.js';
 import { SECRETS } from './reader.js';
 import { relevantRecords } from './relevant.js';
-import type { ReleaseReader, StoredRelease } from './types.js';
+import type { HistoryOptions, ReleaseReader, StoredRelease } from './types.js';
 
 /** What the operator last knew of a release's newest record: its revision and status, none at all, or unknown. */
 type Known = { readonly version: number; readonly status: string } | 'gone' | 'unknown';
@@ -55,9 +55,11 @@ export class CachedReleaseReader implements ReleaseReader {
     this.#o = options;
   }
 
-  async history(namespace: string, release: string, { signal }: { signal: AbortSignal }) {
+  async history(namespace: string, release: string, { signal, neverReconciled }: HistoryOptions) {
     const key = `${namespace}/${release}`;
-    const known = this.#gone.has(key) ? 'gone' : (this.#known.get(key) ?? this.#unseen());
+    const known = this.#gone.has(key)
+      ? 'gone'
+      : (this.#known.get(key) ?? (neverReconciled ? undefined : this.#unseen()));
     const view = this.#o.view.synced(namespace) ? relevantRecords(this.#o.view.records(namespace, release)) : undefined;
     // Several records new to the cache (a release first seen, e.g. after a restart): one LIST beats a GET each.
     const hits = view?.map((r) => this.#o.cache.peek(r.metadata.uid ?? '', r.metadata.resourceVersion ?? ''));

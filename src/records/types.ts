@@ -9,12 +9,17 @@ export interface StoredRelease {
   readonly labels: Readonly<Record<string, string>>;
 }
 
+export interface HistoryOptions {
+  readonly signal: AbortSignal;
+  /**
+   * The CR shows no status: no operator has reconciled it, so none of its records predates the shard label, and a
+   * sharded replica's cache may be trusted for it without a first LIST. @default false
+   */
+  readonly neverReconciled?: boolean | undefined;
+}
+
 /** Reads Helm's release records through the API, without spawning helm. */
 export interface ReleaseReader {
   /** The release's newest revision and its newest deployed one (helm/history.ts' summarize reads no other). */
-  history(
-    namespace: string,
-    release: string,
-    opts: { readonly signal: AbortSignal },
-  ): Promise<readonly StoredRelease[]>;
+  history(namespace: string, release: string, opts: HistoryOptions): Promise<readonly StoredRelease[]>;
 }

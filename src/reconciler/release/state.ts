@@ -11,7 +11,9 @@ export type StateDeps = Pick<HelmReconcilerOptions, 'releases' | 'chartName'>;
 /** Reads the release's records (the CR Irreconcilable when they cannot be read) and names its state. */
 export async function readRelease(run: ReconcileRun, d: StateDeps, fingerprint: string): Promise<NamedState> {
   const { namespace, name: release, signal } = run;
-  const history = await d.releases.history(namespace, release, { signal }).catch((err: unknown) => {
+  // A CR without status was never reconciled: with sharding, its records are all labelled (no first LIST).
+  const neverReconciled = run.cr.status === undefined;
+  const history = await d.releases.history(namespace, release, { signal, neverReconciled }).catch((err: unknown) => {
     markIrreconcilable(run, `cannot read release ${release}: ${failureMessage(err)}`);
     throw err;
   });
