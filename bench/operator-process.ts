@@ -96,6 +96,8 @@ export function startOperator(o: StartOperatorOptions): Operator {
       // As in the image: its Node flags (the Dockerfile's ENV NODE_OPTIONS), plus BENCH_NODE_OPTIONS (e.g. --cpu-prof).
       NODE_OPTIONS: [imageNodeOptions(o.root), o.env.BENCH_NODE_OPTIONS ?? ''].join(' ').trim(),
       MALLOC_ARENA_MAX: imageEnv(o.root, 'MALLOC_ARENA_MAX'),
+      MALLOC_MMAP_THRESHOLD_: imageEnv(o.root, 'MALLOC_MMAP_THRESHOLD_'),
+      MALLOC_TRIM_THRESHOLD_: imageEnv(o.root, 'MALLOC_TRIM_THRESHOLD_'),
     },
     logFile: join(o.work, 'operator.log'),
     onLine,

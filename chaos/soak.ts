@@ -67,6 +67,8 @@ async function main(): Promise<void> {
       WATCH_NAMESPACE: NS,
       NODE_OPTIONS: imageNodeOptions(ROOT),
       MALLOC_ARENA_MAX: imageEnv(ROOT, 'MALLOC_ARENA_MAX'),
+      MALLOC_MMAP_THRESHOLD_: imageEnv(ROOT, 'MALLOC_MMAP_THRESHOLD_'),
+      MALLOC_TRIM_THRESHOLD_: imageEnv(ROOT, 'MALLOC_TRIM_THRESHOLD_'),
     },
     logFile: join(work, 'operator.log'),
   });
