@@ -62,5 +62,6 @@ export function tallyRows(
     row(`${title}: CRs lost (not converged)`, brief(v.unconverged), '0', v.unconverged.length === 0),
     row(`${title}: releases left pending-*`, brief(v.pending), '0', v.pending.length === 0),
     row(`${title}: double writes`, brief(v.doubleWrites), '0', v.doubleWrites.length === 0),
+    row(`${title}: upgrades retried after a failed revision (not double writes)`, brief(v.retries, 3), '', true),
   ];
 }

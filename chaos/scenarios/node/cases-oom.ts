@@ -11,6 +11,9 @@ import { cgroupPeakBytes, containerCgroup, operatorPid, peakRss } from './pod-ho
 
 const MiB = 1024 * 1024;
 const SCAFFOLD_LIMIT = 512 * MiB;
+/** The STATUS and RESTARTS columns of `pod`'s line in `kubectl get pods`. */
+const statusOf = (table: string, pod: string) =>
+  (table.split('\n').find((l) => l.startsWith(pod)) ?? '').split(/\s+/).slice(2, 4).join(' ');
 const mib = (b: number) => `${(b / MiB).toFixed(0)} MiB`;
 
 /** Each operator container's cgroup peak and its node process' peak RSS, in bytes. */
@@ -41,6 +44,8 @@ export const oomCase: NodeCase = {
 
     let oom: { pod: string; ms: number } | undefined;
     let getPods = '';
+    let described = '';
+    let previousLog = '';
     const t0 = performance.now();
     const churn = c.fleet.churn(c.ctx.signal);
     try {
@@ -53,7 +58,21 @@ export const oomCase: NodeCase = {
         },
         { timeoutMs: 180_000, everyMs: 500, signal: c.ctx.signal },
       ).catch(() => undefined);
-      getPods = await c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS, '-o', 'wide']);
+      if (oom) {
+        const pod = oom.pod;
+        // What users see: `kubectl get pods` showing the kill (OOMKilled, then CrashLoopBackOff), the last state.
+        getPods = await until(
+          'kubectl get pods showing OOMKilled',
+          async () => {
+            const text = await c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS]);
+            return /OOMKilled/.test(text) && text;
+          },
+          { timeoutMs: 90_000, everyMs: 250, signal: c.ctx.signal },
+        ).catch(async () => c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS]));
+        const jp = 'jsonpath={.status.containerStatuses[0].lastState.terminated}';
+        described = await c.k.kubectl(['get', 'pod', '-n', OPERATOR_NS, pod, '-o', jp]).catch(() => '');
+        previousLog = await podLogs(c.k, pod, true);
+      }
       c.log(`under ${low}Mi: ${oom ? `${oom.pod} OOMKilled after ${seconds(oom.ms)}` : 'no OOM kill'}\n${getPods}`);
     } finally {
       const tally = await churn.stop();
@@ -65,21 +84,11 @@ export const oomCase: NodeCase = {
     await operatorsReady(c.k, 2, c.ctx.signal);
     const { ms, verdict } = await c.fleet.converge(240_000, c.ctx.signal);
     const raisedMs = ms === undefined ? undefined : performance.now() - t1;
-    const described = oom
-      ? await c.k
-          .kubectl([
-            'get',
-            'pod',
-            '-n',
-            OPERATOR_NS,
-            oom.pod,
-            '-o',
-            'jsonpath={.status.containerStatuses[0].lastState}',
-          ])
-          .catch(() => '')
-      : '';
-    const logs = oom ? await podLogs(c.k, oom.pod) : '';
-    const restarted = /Starting helm-operator/.test(logs);
+    // The killed container's log: it started, then stops mid-work with no shutdown line (the kernel's SIGKILL).
+    const lines = previousLog.trim().split('\n');
+    const started = lines.some((l) => l.includes('Starting helm-operator'));
+    const stopped = lines.some((l) => l.includes('Stopping'));
+    const last = (lines.at(-1) ?? '').slice(0, 140);
     return [
       row(
         `${this.title}: highest memory with the scaffold's limit (512 MiB), over install and churn`,
@@ -96,15 +105,15 @@ export const oomCase: NodeCase = {
       ...tallyRows(`${this.title} (scaffold limit)`, r1),
       row(
         `${this.title}: OOMKilled under ${low}Mi (kubectl get pods, lastState)`,
-        oom ? `${seconds(oom.ms)}: ${oom.pod} ${described}` : 'never',
+        oom ? `${seconds(oom.ms)}: ${oom.pod}; get pods: ${statusOf(getPods, oom.pod)}; ${described}` : 'never',
         'OOMKilled',
-        oom !== undefined && getPods.includes(oom.pod) && described.includes('OOMKilled'),
+        oom !== undefined && statusOf(getPods, oom.pod).includes('OOMKilled') && described.includes('OOMKilled'),
       ),
       row(
-        `${this.title}: the OOM-killed container started again (its log)`,
-        restarted ? 'Starting helm-operator' : 'no start line',
-        'restarted',
-        restarted,
+        `${this.title}: the killed container's log (kubectl logs --previous): started, cut off with no shutdown`,
+        `${started ? 'started' : 'no start line'}, ${stopped ? 'a shutdown line' : 'no shutdown line'}; last: ${last}`,
+        'started, cut off',
+        started && !stopped,
       ),
       row(
         `${this.title}: scaffold limit restored to everything converged`,

@@ -17,6 +17,8 @@ export interface Verdict {
   readonly unconverged: string[];
   readonly pending: string[];
   readonly doubleWrites: string[];
+  /** Upgrades that repeat a failed revision's values (a retry, not a double write): reported, no bar. */
+  readonly retries: string[];
 }
 
 export interface Fleet {
@@ -47,19 +49,26 @@ export function decodeRelease(data: string): ReleasePayload {
 
 /**
  * Double writes among one release's revisions: a revision after the first that is no rollback yet carries the very
- * values of the revision before it (a second writer redoing a change already written). Revisions must be whole.
+ * values of the revision before it (a second writer redoing a change already written). When that one failed (an
+ * upgrade interrupted or refused, retried with the same values) it is a retry instead, reported apart. Revisions must
+ * be whole: a gap in the numbers is skipped.
  */
-export function doubleWrites(revisions: readonly ReleasePayload[]): string[] {
+export function repeatedWrites(revisions: readonly ReleasePayload[]): { doubles: string[]; retries: string[] } {
   const sorted = [...revisions].sort((a, b) => a.version - b.version);
-  const out: string[] = [];
+  const doubles: string[] = [];
+  const retries: string[] = [];
+  const how = (r: ReleasePayload) => `${r.version} ${r.info?.status} "${r.info?.description}"`;
   for (let i = 1; i < sorted.length; i++) {
     const prev = sorted[i - 1];
     const cur = sorted[i];
     if (!prev || !cur || cur.version !== prev.version + 1) continue;
     if (cur.info?.description?.startsWith('Rollback')) continue;
-    if (JSON.stringify(cur.config ?? {}) === JSON.stringify(prev.config ?? {})) out.push(`${cur.name}:${cur.version}`);
+    if (JSON.stringify(cur.config ?? {}) !== JSON.stringify(prev.config ?? {})) continue;
+    (prev.info?.status === 'failed' ? retries : doubles).push(
+      `${cur.name}:${cur.version} (${how(prev)} then ${how(cur)})`,
+    );
   }
-  return out;
+  return { doubles, retries };
 }
 
 export function fleetFor(k: Kube, seed: number): Fleet {
@@ -107,7 +116,8 @@ export function fleetFor(k: Kube, seed: number): Fleet {
     return {
       unconverged,
       pending: pendingRecords(records).pending,
-      doubleWrites: [...byRelease.values()].flatMap(doubleWrites),
+      doubleWrites: [...byRelease.values()].flatMap((r) => repeatedWrites(r).doubles),
+      retries: [...byRelease.values()].flatMap((r) => repeatedWrites(r).retries),
     };
   };
 

@@ -28,6 +28,8 @@ export const nodeGroup: Scenario = {
   onlyWhenNamed: true,
   async skipReason(root) {
     try {
+      // The container tools (podman builds the image), installed as root from Debian's packages when missing.
+      await run('bash', [join(root, 'hack/container-tools.sh')]);
       await run('bash', [join(root, 'hack/testenv/node-check.sh')]);
       return undefined;
     } catch (err) {

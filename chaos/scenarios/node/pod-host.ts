@@ -39,11 +39,12 @@ export function peakRss(pid: number): number {
   }
 }
 
-/** The container's node process (the operator; helm children are `helm`). */
+/** The container's operator process (`node … helm-operator run …`; its comm is Node's `MainThread`), not helm. */
 export function operatorPid(dir: string): number | undefined {
   return cgroupPids(dir).find((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('node');
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return argv.some((a) => a.endsWith('/helm-operator') || a.endsWith('/main.js'));
     } catch {
       return false;
     }
