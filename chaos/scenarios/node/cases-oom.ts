@@ -71,7 +71,17 @@ export const oomCase: NodeCase = {
         ).catch(async () => c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS]));
         const jp = 'jsonpath={.status.containerStatuses[0].lastState.terminated}';
         described = await c.k.kubectl(['get', 'pod', '-n', OPERATOR_NS, pod, '-o', jp]).catch(() => '');
-        previousLog = await podLogs(c.k, pod, true);
+        // The kubelet may still be restarting the container: its previous log is there once it runs again.
+        previousLog = await until(
+          'the killed container log',
+          async () => {
+            const text = await podLogs(c.k, pod, true);
+            return (
+              !/unable to retrieve|Error from server|previous terminated container .* not found/.test(text) && text
+            );
+          },
+          { timeoutMs: 60_000, everyMs: 1_000, signal: c.ctx.signal },
+        ).catch(() => podLogs(c.k, pod, true));
       }
       c.log(`under ${low}Mi: ${oom ? `${oom.pod} OOMKilled after ${seconds(oom.ms)}` : 'no OOM kill'}\n${getPods}`);
     } finally {

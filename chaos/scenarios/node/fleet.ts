@@ -31,6 +31,8 @@ export interface Fleet {
   /** Polls until every CR converged or `timeoutMs` passed; the time taken (undefined: not within it) and the tally. */
   converge(timeoutMs: number, signal: AbortSignal): Promise<{ ms: number | undefined; verdict: Verdict }>;
   verdict(): Promise<Verdict>;
+  /** From now on, verdicts leave out the double writes and retries found so far (each case counts its own). */
+  mark(): Promise<void>;
   /** The release's revisions, decoded, oldest first. */
   releases(name: string): Promise<ReleasePayload[]>;
 }
@@ -87,6 +89,11 @@ export function fleetFor(k: Kube, seed: number): Fleet {
     await cr.create(name, { data });
   };
 
+  /** Revisions (`name:version`) of double writes and retries counted by an earlier case. */
+  const counted = new Set<string>();
+  const key = (entry: string) => entry.split(' ')[0] ?? entry;
+  const uncounted = (entries: string[]) => entries.filter((e) => !counted.has(key(e)));
+
   const verdict = async (): Promise<Verdict> => {
     const [list, maps, secrets] = await Promise.all([
       cr.list(),
@@ -116,8 +123,8 @@ export function fleetFor(k: Kube, seed: number): Fleet {
     return {
       unconverged,
       pending: pendingRecords(records).pending,
-      doubleWrites: [...byRelease.values()].flatMap((r) => repeatedWrites(r).doubles),
-      retries: [...byRelease.values()].flatMap((r) => repeatedWrites(r).retries),
+      doubleWrites: uncounted([...byRelease.values()].flatMap((r) => repeatedWrites(r).doubles)),
+      retries: uncounted([...byRelease.values()].flatMap((r) => repeatedWrites(r).retries)),
     };
   };
 
@@ -187,6 +194,10 @@ export function fleetFor(k: Kube, seed: number): Fleet {
       return { ms: ms === undefined ? undefined : Number(ms), verdict: last ?? (await verdict()) };
     },
     verdict,
+    async mark() {
+      const v = await verdict();
+      for (const e of [...v.doubleWrites, ...v.retries]) counted.add(key(e));
+    },
     async releases(name) {
       const list = await k.core.listNamespacedSecret({ namespace: NS, labelSelector: `owner=helm,name=${name}` });
       return list.items

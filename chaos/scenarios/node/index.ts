@@ -72,6 +72,7 @@ async function runNode(ctx: ScenarioContext): Promise<Row[]> {
     const t = performance.now();
     ctx.log(`case ${nodeCase.title}: starting`);
     try {
+      await fleet.mark();
       rows.push(...(await nodeCase.run(c)));
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
