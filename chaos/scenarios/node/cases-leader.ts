@@ -50,18 +50,22 @@ export const evictCase: NodeCase = {
         await c.fleet.patch(name, { data: `handover-${name}` });
         handover.push(name);
       }
-      took = await takeover(c, old, t0, 120_000);
+      took = await takeover(c, old, t0, 60_000);
       c.log(`evicted ${old}; ${took ? `${took.pod} leads after ${seconds(took.ms)}` : 'no takeover'}`);
     });
-    await operatorsReady(c.k, 2, c.ctx.signal);
+    const back = await operatorsReady(c.k, 2, c.ctx.signal, 120_000).then(
+      () => 'yes',
+      (err: unknown) => String(err).split('\n')[0] ?? '',
+    );
     return [
       row(
         `${this.title}: the other replica holds the Lease (lease ${LEASE_S} s)`,
-        took ? `${seconds(took.ms)} (${took.pod})` : 'never within 120 s',
+        took ? `${seconds(took.ms)} (${took.pod})` : 'never within 60 s',
         `≤ ${LEASE_S + RETRY_S} s`,
         took !== undefined && took.ms <= (LEASE_S + RETRY_S) * 1000,
       ),
       row(`${this.title}: changes made during the handover`, `${handover.length} CRs (checked below)`, '', true),
+      row(`${this.title}: 2 operator pods Ready again, one of them leading`, back, 'yes', back === 'yes'),
       ...tallyRows(this.title, r),
     ];
   },

@@ -59,7 +59,8 @@ export function repeatedWrites(revisions: readonly ReleasePayload[]): { doubles:
   const sorted = [...revisions].sort((a, b) => a.version - b.version);
   const doubles: string[] = [];
   const retries: string[] = [];
-  const how = (r: ReleasePayload) => `${r.version} ${r.info?.status} "${r.info?.description}"`;
+  const how = (r: ReleasePayload) =>
+    `${r.version} ${r.info?.status} "${(r.info?.description ?? '').replace(/\s+/g, ' ').trim().slice(0, 60)}"`;
   for (let i = 1; i < sorted.length; i++) {
     const prev = sorted[i - 1];
     const cur = sorted[i];
