@@ -67,7 +67,7 @@ bench-scale: build ## scale as a curve: BENCH_SCALE_CRS (1000,3000) CRs on BENCH
 bench-cli: build ## how fast the CLI answers: version, --help, run/init/create api --help, init + create api; median and p90 of BENCH_CLI_RUNS (10), no cluster
 	node bench/cli-start.ts
 
-chaos: build ## chaos suite: kills, API server/etcd restarts, network faults, leader kill, bad input; prints a table (CHAOS_ARGS=--short|--only=…)
+chaos: build ## chaos suite: kills, API server/etcd restarts, network faults, leader kill, bad input; prints a table (CHAOS_ARGS=--short|--only=…; --only=node: the group on a real node)
 	node chaos/run.ts $(CHAOS_ARGS)
 
 soak: build ## SOAK_CRS CRs (500) for SOAK_MINUTES (60) under light churn; RSS and heap every minute and their slope

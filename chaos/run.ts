@@ -1,6 +1,7 @@
 // `make chaos` (and its short version in `make test`): runs each chaos scenario on a fresh local control plane with
 // the real operator and helm, then prints one table of figures and bars. Exits 1 when a bar is missed or a scenario
-// fails. Usage: node chaos/run.ts [--short] [--only=kills,restarts,…]. Needs dist/ (npm run build) and the testenv
+// fails. Usage: node chaos/run.ts [--short] [--only=kills,restarts,…] [--cases=…] (the node group's cases; it runs
+// only when named: --only=node). Needs dist/ (npm run build) and the testenv
 // binaries (TESTENV_BIN, else hack/testenv.sh build). Ctrl-C stops the operators and planes it started.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +12,11 @@ import { badInput } from './scenarios/bad-input/index.ts';
 import { kills } from './scenarios/kills/index.ts';
 import { leader } from './scenarios/leader/index.ts';
 import { network } from './scenarios/network/index.ts';
+import { nodeGroup } from './scenarios/node/index.ts';
 import { restarts } from './scenarios/restarts/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const SCENARIOS: readonly Scenario[] = [kills, restarts, network, leader, badInput];
+const SCENARIOS: readonly Scenario[] = [kills, restarts, network, leader, badInput, nodeGroup];
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
@@ -23,12 +25,16 @@ async function main(): Promise<number> {
     .find((a) => a.startsWith('--only='))
     ?.slice('--only='.length)
     .split(',');
+  const cases = args
+    .find((a) => a.startsWith('--cases='))
+    ?.slice('--cases='.length)
+    .split(',');
   const unknown = only?.filter((n) => !SCENARIOS.some((s) => s.name === n)) ?? [];
   if (unknown.length > 0) {
     throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   }
   if (!existsSync(join(ROOT, 'dist/cmd/main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-  const chosen = SCENARIOS.filter((s) => (only ? only.includes(s.name) : !short || s.inShort));
+  const chosen = SCENARIOS.filter((s) => (only ? only.includes(s.name) : !s.onlyWhenNamed && (!short || s.inShort)));
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort(new Error('interrupted')));
   process.once('SIGTERM', () => abort.abort(new Error('terminated')));
@@ -36,13 +42,19 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   const log = (name: string) => (line: string) =>
     process.stderr.write(`chaos [${((performance.now() - t0) / 1000).toFixed(1)}s] ${name}: ${line}\n`);
-  const results: { scenario: Scenario; rows: Row[]; error?: string }[] = [];
+  const results: { scenario: Scenario; rows: Row[]; error?: string; skipped?: string }[] = [];
 
   for (const scenario of chosen) {
     if (abort.signal.aborted) break;
     const say = log(scenario.name);
     const dir = join(work, scenario.name);
     mkdirSync(dir);
+    const skipped = await scenario.skipReason?.(ROOT);
+    if (skipped !== undefined) {
+      say(`SKIPPED: ${skipped}`);
+      results.push({ scenario, rows: [], skipped });
+      continue;
+    }
     say(`starting (${scenario.title}; plane with ${scenario.nodes ?? 0} nodes)`);
     const plane = await startPlane({ root: ROOT, nodes: scenario.nodes ?? 0 });
     const bin = plane.bin;
@@ -52,6 +64,7 @@ async function main(): Promise<number> {
         plane,
         work: dir,
         short,
+        cases,
         helm: join(bin, 'helm-v3'),
         log: say,
         signal: abort.signal,

@@ -37,7 +37,7 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   await wait(ms, undefined, signal ? { signal } : {});
 }
 
-export async function startPlane(o: { readonly root: string; readonly nodes: number }): Promise<Plane> {
+export async function startPlane(o: { readonly root: string; readonly nodes: number | 'real' }): Promise<Plane> {
   const local = await startLocalPlane({ root: o.root, env: { ...process.env, TESTENV_NODES: String(o.nodes) } });
   const { dir, bin, kubeconfig } = local;
   const server = /server:\s*(\S+)/.exec(readFileSync(kubeconfig, 'utf8'))?.[1] ?? '';

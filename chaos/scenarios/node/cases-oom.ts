@@ -1,0 +1,137 @@
+// Case 3 of the node group: the operator's memory. First, with the scaffold's limits, the highest memory over the
+// churn (the container's cgroup peak and the operator process' peak RSS) and the margin to the limit. Then an overlay
+// sets the limit low on purpose (below the operator's measured peak): the kernel OOM-kills it, which shows in the pod
+// status (OOMKilled) and `kubectl get pods`; restoring the scaffold's limit converges everything, nothing pending.
+// Used by index.ts; leaves the scaffold's deployment in place when it returns.
+import { until } from '../../../test/support/until.ts';
+import { row, seconds } from '../../kit/scenario.ts';
+import { type CaseContext, churnAround, type NodeCase, tallyRows } from './case.ts';
+import { deploy, OPERATOR_NS, operatorPods, operatorsReady, podLogs } from './deploy.ts';
+import { cgroupPeakBytes, containerCgroup, operatorPid, peakRss } from './pod-host.ts';
+
+const MiB = 1024 * 1024;
+const SCAFFOLD_LIMIT = 512 * MiB;
+/** The STATUS and RESTARTS columns of `pod`'s line in `kubectl get pods`. */
+const statusOf = (table: string, pod: string) =>
+  (table.split('\n').find((l) => l.startsWith(pod)) ?? '').split(/\s+/).slice(2, 4).join(' ');
+const mib = (b: number) => `${(b / MiB).toFixed(0)} MiB`;
+
+/** Each operator container's cgroup peak and its node process' peak RSS, in bytes. */
+async function peaks(c: CaseContext): Promise<{ cgroup: number; rss: number }> {
+  let cgroup = 0;
+  let rss = 0;
+  for (const p of await operatorPods(c.k)) {
+    const pod = await c.k.core.readNamespacedPod({ name: p.name, namespace: OPERATOR_NS });
+    const dir = containerCgroup(p.uid, pod.status?.containerStatuses?.[0]?.containerID ?? '');
+    if (!dir) continue;
+    cgroup = Math.max(cgroup, cgroupPeakBytes(dir));
+    const pid = operatorPid(dir);
+    if (pid) rss = Math.max(rss, peakRss(pid));
+  }
+  return { cgroup, rss };
+}
+
+export const oomCase: NodeCase = {
+  name: 'oom',
+  title: '3 operator OOM-killed',
+  async run(c) {
+    const r1 = await churnAround(c, async () => {}, { beforeMs: 15_000, afterMs: 15_000 });
+    const peak = await peaks(c);
+    const low = Math.max(48, Math.floor((peak.rss * 0.6) / MiB));
+    c.log(
+      `peaks with the scaffold's limits: cgroup ${mib(peak.cgroup)}, operator RSS ${mib(peak.rss)}; low limit ${low}Mi`,
+    );
+
+    let oom: { pod: string; ms: number } | undefined;
+    let getPods = '';
+    let described = '';
+    let previousLog = '';
+    const t0 = performance.now();
+    const churn = c.fleet.churn(c.ctx.signal);
+    try {
+      await deploy(c.ctx, c.k, { replicas: 2, memoryLimit: `${low}Mi` });
+      oom = await until(
+        'an operator container OOMKilled',
+        async () => {
+          const hit = (await operatorPods(c.k)).find((p) => p.lastTerminated === 'OOMKilled');
+          return hit && { pod: hit.name, ms: performance.now() - t0 };
+        },
+        { timeoutMs: 180_000, everyMs: 500, signal: c.ctx.signal },
+      ).catch(() => undefined);
+      if (oom) {
+        const pod = oom.pod;
+        // What users see: `kubectl get pods` showing the kill (OOMKilled, then CrashLoopBackOff), the last state.
+        getPods = await until(
+          'kubectl get pods showing OOMKilled',
+          async () => {
+            const text = await c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS]);
+            return /OOMKilled/.test(text) && text;
+          },
+          { timeoutMs: 90_000, everyMs: 250, signal: c.ctx.signal },
+        ).catch(async () => c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS]));
+        const jp = 'jsonpath={.status.containerStatuses[0].lastState.terminated}';
+        described = await c.k.kubectl(['get', 'pod', '-n', OPERATOR_NS, pod, '-o', jp]).catch(() => '');
+        // The kubelet may still be restarting the container: its previous log is there once it runs again.
+        previousLog = await until(
+          'the killed container log',
+          async () => {
+            const text = await podLogs(c.k, pod, true);
+            return (
+              !/unable to retrieve|Error from server|previous terminated container .* not found/.test(text) && text
+            );
+          },
+          { timeoutMs: 60_000, everyMs: 1_000, signal: c.ctx.signal },
+        ).catch(() => podLogs(c.k, pod, true));
+      }
+      c.log(`under ${low}Mi: ${oom ? `${oom.pod} OOMKilled after ${seconds(oom.ms)}` : 'no OOM kill'}\n${getPods}`);
+    } finally {
+      const tally = await churn.stop();
+      c.log(`churn under the low limit: ${JSON.stringify(tally)}`);
+    }
+    // The scaffold's limit again.
+    const t1 = performance.now();
+    await deploy(c.ctx, c.k, { replicas: 2 });
+    await operatorsReady(c.k, 2, c.ctx.signal);
+    const { ms, verdict } = await c.fleet.converge(240_000, c.ctx.signal);
+    const raisedMs = ms === undefined ? undefined : performance.now() - t1;
+    // The killed container's log: it started, then stops mid-work with no shutdown line (the kernel's SIGKILL).
+    const lines = previousLog.trim().split('\n');
+    const started = lines.some((l) => l.includes('Starting helm-operator'));
+    const stopped = lines.some((l) => l.includes('Stopping'));
+    const last = (lines.at(-1) ?? '').slice(0, 140);
+    return [
+      row(
+        `${this.title}: highest memory with the scaffold's limit (512 MiB), over install and churn`,
+        `cgroup peak ${mib(peak.cgroup)}, operator RSS peak ${mib(peak.rss)}`,
+        '',
+        true,
+      ),
+      row(
+        `${this.title}: margin to the scaffold's limit`,
+        `${mib(SCAFFOLD_LIMIT - peak.cgroup)} (${((1 - peak.cgroup / SCAFFOLD_LIMIT) * 100).toFixed(0)} %)`,
+        '> 0',
+        peak.cgroup > 0 && peak.cgroup < SCAFFOLD_LIMIT,
+      ),
+      ...tallyRows(`${this.title} (scaffold limit)`, r1),
+      row(
+        `${this.title}: OOMKilled under ${low}Mi (kubectl get pods, lastState)`,
+        oom ? `${seconds(oom.ms)}: ${oom.pod}; get pods: ${statusOf(getPods, oom.pod)}; ${described}` : 'never',
+        'OOMKilled',
+        oom !== undefined && statusOf(getPods, oom.pod).includes('OOMKilled') && described.includes('OOMKilled'),
+      ),
+      row(
+        `${this.title}: the killed container's log (kubectl logs --previous): started, cut off with no shutdown`,
+        `${started ? 'started' : 'no start line'}, ${stopped ? 'a shutdown line' : 'no shutdown line'}; last: ${last}`,
+        'started, cut off',
+        started && !stopped,
+      ),
+      row(
+        `${this.title}: scaffold limit restored to everything converged`,
+        raisedMs === undefined ? 'not converged' : seconds(raisedMs),
+        'converged',
+        raisedMs !== undefined,
+      ),
+      ...tallyRows(`${this.title} (limit raised)`, { convergeMs: ms, verdict }),
+    ];
+  },
+};
