@@ -1,7 +1,7 @@
 // `cleanup PACKAGE`, as operator-sdk's: deletes the package's Subscription (no more installs or upgrades), then the
 // CRDs its CSV owns (their CRs go with them while the operator still runs), the CSV (OLM's owner references take its
-// Deployment, RBAC and InstallPlans), the CatalogSource and its registry pod, and the OperatorGroup once no
-// Subscription is left in the namespace; each waited for until gone. Called by cmd/run-bundle.ts.
+// Deployment, RBAC and InstallPlans), the cluster-scoped objects OLM made from the bundle, the CatalogSource and its
+// registry pod, and the OperatorGroup once no Subscription is left; each waited for until gone. Called by cmd/run-bundle.ts.
 import type { Clock } from '../core/clock.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
@@ -73,6 +73,17 @@ export async function cleanupPackage(o: CleanupOptions, d: CleanupDeps, signal: 
     d.say('Skipping CRD deletion');
   }
   if (csv !== undefined) await remove(k.csv, ns, csvName ?? '', true);
+  // The cluster-scoped objects OLM made from the bundle (the scaffold's metrics-reader and admin/editor/viewer
+  // ClusterRoles) carry its owner labels and outlive the CSV; unlike operator-sdk's cleanup, these go too.
+  if (csvName) {
+    const owners = [csvName, (csv?.spec as { replaces?: string } | undefined)?.replaces].filter(Boolean).join(',');
+    const labelSelector = `olm.owner.namespace=${ns},olm.owner in (${owners})`;
+    for (const res of [k.clusterRoleBinding, k.clusterRole]) {
+      for (const obj of (await d.kube.list(res, { labelSelector, signal })).items) {
+        await remove(res, '', obj.metadata.name ?? '', true);
+      }
+    }
+  }
   if (source !== undefined) {
     await remove(k.catalogSource, csNamespace, csName, true);
     const pod = registryPodOf(source);

@@ -17,6 +17,8 @@ export const GVK = {
   pod: { group: '', version: 'v1', kind: 'Pod' },
   deployment: { group: 'apps', version: 'v1', kind: 'Deployment' },
   crd: { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' },
+  clusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole' },
+  clusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding' },
   catalogSource: { group: OLM, version: 'v1alpha1', kind: 'CatalogSource' },
   subscription: { group: OLM, version: 'v1alpha1', kind: 'Subscription' },
   installPlan: { group: OLM, version: 'v1alpha1', kind: 'InstallPlan' },
