@@ -161,9 +161,14 @@ export async function runBundle(o: RunBundleOptions, d: RunBundleDeps, signal: A
   // The install modes of the CSV, from the package as OLM's package server lists it.
   let modes: string[] = [];
   await c.wait(`package ${reg.package} listed by OLM's package server`, async () => {
-    const manifest = await getOrUndefined(d.kube, c.k.packageManifest, c.ns, reg.package, signal);
-    const catalog = manifest?.metadata.labels?.catalog;
-    modes = manifest !== undefined && catalog === csName ? supportedModes(manifest, RUN_BUNDLE_CHANNEL) : [];
+    // Listed by catalog: a package of the same name from another catalog (a global one) is another manifest.
+    const listed = await d.kube.list(c.k.packageManifest, {
+      namespace: c.ns,
+      labelSelector: `catalog=${csName}`,
+      signal,
+    });
+    const manifest = listed.items.find((m) => m.metadata.name === reg.package);
+    modes = manifest === undefined ? [] : supportedModes(manifest, RUN_BUNDLE_CHANNEL);
     return modes.length > 0 ? undefined : manifest === undefined ? 'not listed yet' : 'no install modes yet';
   });
   const targets = targetNamespaces(modes, c.ns, reg.head, o.installMode);
