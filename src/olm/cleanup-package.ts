@@ -1,12 +1,12 @@
 // `cleanup PACKAGE`, as operator-sdk's: deletes the package's Subscription (no more installs or upgrades), then the
 // CRDs its CSV owns (their CRs go with them while the operator still runs), the CSV (OLM's owner references take its
-// Deployment, RBAC and InstallPlans), the cluster-scoped objects OLM made from the bundle, the CatalogSource and its
+// Deployment, RBAC and InstallPlans), the ClusterRoles and bindings its InstallPlans made from the bundle, the CatalogSource and its
 // registry pod, and the OperatorGroup once no Subscription is left; each waited for until gone. Called by cmd/run-bundle.ts.
 import type { Clock } from '../core/clock.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { waiter } from './installer.js';
-import { catalogNameFor, getOrUndefined, kinds, ownedCrds, PackageNotFoundError } from './objects.js';
+import { catalogNameFor, getOrUndefined, type Kinds, kinds, ownedCrds, PackageNotFoundError } from './objects.js';
 import { ANNOTATIONS } from './registry-pod.js';
 
 export interface CleanupDeps {
@@ -66,6 +66,8 @@ export async function cleanupPackage(o: CleanupOptions, d: CleanupDeps, signal: 
     throw new PackageNotFoundError(`package ${JSON.stringify(o.package)} not found in namespace ${ns}`);
   }
 
+  // Read before the Subscription goes (its InstallPlans go with it): the ClusterRoles and bindings OLM made.
+  const bundleClusterObjects = csvName ? await clusterSteps(d, k, ns, [csvName, replacesOf(csv)], signal) : [];
   if (sub !== undefined) await remove(k.subscription, ns, sub.metadata.name ?? '', false);
   if (o.deleteCrds) {
     for (const crd of crds) await remove(k.crd, '', crd, true);
@@ -74,15 +76,9 @@ export async function cleanupPackage(o: CleanupOptions, d: CleanupDeps, signal: 
   }
   if (csv !== undefined) await remove(k.csv, ns, csvName ?? '', true);
   // The cluster-scoped objects OLM made from the bundle (the scaffold's metrics-reader and admin/editor/viewer
-  // ClusterRoles) carry its owner labels and outlive the CSV; unlike operator-sdk's cleanup, these go too.
-  if (csvName) {
-    const owners = [csvName, (csv?.spec as { replaces?: string } | undefined)?.replaces].filter(Boolean).join(',');
-    const labelSelector = `olm.owner.namespace=${ns},olm.owner in (${owners})`;
-    for (const res of [k.clusterRoleBinding, k.clusterRole]) {
-      for (const obj of (await d.kube.list(res, { labelSelector, signal })).items) {
-        await remove(res, '', obj.metadata.name ?? '', true);
-      }
-    }
+  // ClusterRoles) outlive the CSV; unlike operator-sdk's cleanup, these go too.
+  for (const step of bundleClusterObjects) {
+    await remove(step.kind === 'ClusterRole' ? k.clusterRole : k.clusterRoleBinding, '', step.name, true);
   }
   if (source !== undefined) {
     await remove(k.catalogSource, csNamespace, csName, true);
@@ -104,3 +100,33 @@ export async function cleanupPackage(o: CleanupOptions, d: CleanupDeps, signal: 
 }
 
 const registryPodOf = (source: KubeObject) => source.metadata.annotations?.[ANNOTATIONS.registryPod];
+
+const replacesOf = (csv: KubeObject | undefined) => (csv?.spec as { replaces?: string } | undefined)?.replaces;
+
+/** The ClusterRoles and ClusterRoleBindings the InstallPlans of `csvs` created (their steps' resources). */
+async function clusterSteps(
+  d: CleanupDeps,
+  k: Kinds,
+  ns: string,
+  csvs: readonly (string | undefined)[],
+  signal: AbortSignal,
+): Promise<{ kind: string; name: string }[]> {
+  const plans = (await d.kube.list(k.installPlan, { namespace: ns, signal })).items;
+  const out = new Map<string, { kind: string; name: string }>();
+  for (const plan of plans) {
+    const names =
+      (plan.spec as { clusterServiceVersionNames?: string[] } | undefined)?.clusterServiceVersionNames ?? [];
+    if (!names.some((n) => csvs.includes(n))) continue;
+    const steps = (plan.status as { plan?: PlanStep[] } | undefined)?.plan ?? [];
+    for (const { resource: r } of steps) {
+      const kind = r?.kind ?? '';
+      if ((kind === 'ClusterRole' || kind === 'ClusterRoleBinding') && r?.name) {
+        out.set(`${kind}/${r.name}`, { kind, name: r.name });
+      }
+    }
+  }
+  return [...out.values()];
+}
+interface PlanStep {
+  resource?: { kind?: string; name?: string; group?: string };
+}
