@@ -1,7 +1,7 @@
 // `cleanup PACKAGE`, as operator-sdk's: deletes the package's Subscription (no more installs or upgrades), then the
 // CRDs its CSV owns (their CRs go with them while the operator still runs), the CSV (OLM's owner references take its
-// Deployment, RBAC and InstallPlans), the ClusterRoles and bindings its InstallPlans made from the bundle, the CatalogSource and its
-// registry pod, and the OperatorGroup once no Subscription is left; each waited for until gone. Called by cmd/run-bundle.ts.
+// Deployment, RBAC, InstallPlans), the ClusterRoles and bindings its InstallPlans made from the bundle, the
+// CatalogSource, its registry pod, and the OperatorGroup once no Subscription is left. Called by cmd/run-bundle.ts.
 import type { Clock } from '../core/clock.js';
 import { NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
