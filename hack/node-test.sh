@@ -13,11 +13,11 @@ if ! hack/container-tools.sh; then
   echo "node-test: SKIPPED, the container tools are missing (see the line above)" >&2
   exit 0
 fi
-# OLM built from its Go module (test/node/olm.test.ts), in the background: cold about 10 min on 2 cores, beside the
-# base images and the build; reused from its cache afterwards. The test waits for it (the build's lock).
+# OLM and opm built from their Go modules (test/node/olm.test.ts), in the background: cold about 10 min on 2 cores,
+# beside the base images and the build; reused from their cache afterwards. The test waits for them (the build's lock).
 mkdir -p "${TMPDIR:-/tmp}"
 olm_log=$(mktemp "${TMPDIR:-/tmp}/node-test-olm-build.XXXXXX")
-hack/olm/build-olm.sh >"$olm_log" 2>&1 &
+{ hack/olm/build-olm.sh && hack/olm/build-olm.sh opm; } >"$olm_log" 2>&1 &
 hack/base-images.sh
 npm run --silent build
 say "running the workflow on a real node (vitest project node)"

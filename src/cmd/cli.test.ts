@@ -97,16 +97,34 @@ describe('what a command loads before it runs', () => {
   });
 });
 
-describe("operator-sdk's OLM commands not built yet", () => {
-  it('say "not yet" and what works meanwhile, with exit 2, instead of a flag error', async () => {
+describe("operator-sdk's OLM commands that share a first word", () => {
+  it('routes run bundle, run bundle-upgrade and cleanup PACKAGE to their own commands', async () => {
+    const { RUN_BUNDLE_USAGE, RUN_BUNDLE_UPGRADE_USAGE, CLEANUP_PACKAGE_USAGE } = await import('./run-bundle.js');
     const io = capture();
-    expect(await main(['run', 'bundle', 'example.com/op-bundle:v0.0.1'])).toBe(2);
-    expect(await main(['run', 'bundle-upgrade', 'example.com/op-bundle:v0.0.2'])).toBe(2);
-    expect(await main(['cleanup', 'memcached-operator'])).toBe(2);
+    expect(await main(['run', 'bundle', '--help'])).toBe(0);
+    expect(await main(['run', 'bundle-upgrade', '-h'])).toBe(0);
+    expect(await main(['cleanup', 'memcached-operator', '--help'])).toBe(0);
+    expect(io.out).toEqual([RUN_BUNDLE_USAGE, RUN_BUNDLE_UPGRADE_USAGE, CLEANUP_PACKAGE_USAGE]);
+  });
+
+  it("checks their flags before reaching a cluster (exit 1, the command's name and the flag)", async () => {
+    const io = capture();
+    expect(await main(['run', 'bundle', 'example.com/op-bundle:v0.0.1', '--install-mode=Everywhere'])).toBe(1);
+    expect(await main(['run', 'bundle-upgrade', 'a:v1', 'b:v2'])).toBe(1);
+    expect(await main(['run', 'bundle', 'a:v1', '--use-http', '--skip-tls-verify'])).toBe(1);
+    expect(await main(['cleanup', 'memcached-operator', '--frob'])).toBe(1);
     expect(io.err).toEqual([
-      expect.stringMatching(/^helm-operator run bundle: not yet: .*helm-operator olm install/),
-      expect.stringMatching(/^helm-operator run bundle-upgrade: not yet: /),
-      expect.stringMatching(/^helm-operator cleanup: not yet: cleanup PACKAGE .*without a package frees/),
+      expect.stringMatching(/^helm-operator run bundle: --install-mode: "Everywhere" is not one of AllNamespaces/),
+      expect.stringMatching(/^helm-operator run bundle-upgrade: run bundle-upgrade: takes exactly one argument, got 2/),
+      expect.stringMatching(/^helm-operator run bundle: run bundle: --use-http and --skip-tls-verify cannot both/),
+      expect.stringMatching(/^helm-operator cleanup PACKAGE: cleanup: unknown flag "--frob"/),
     ]);
+  });
+
+  it('keeps cleanup without a package (a flag value is no package) for CRs whose operator is gone', async () => {
+    const { CLEANUP_USAGE } = await import('./tools.js');
+    const io = capture();
+    expect(await main(['cleanup', '--watches-file', 'w.yaml', '--help'])).toBe(0);
+    expect(io.out).toEqual([CLEANUP_USAGE]);
   });
 });

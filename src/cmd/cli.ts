@@ -25,6 +25,9 @@ const TOOLS = {
   'olm install': 'runOlmInstall',
   'olm status': 'runOlmStatus',
   'olm uninstall': 'runOlmUninstall',
+  'run bundle': 'runRunBundle',
+  'run bundle-upgrade': 'runRunBundleUpgrade',
+  'cleanup PACKAGE': 'runCleanupPackage',
   'create api': 'runCreateApi',
   pack: 'runPack',
 } as const;
@@ -115,17 +118,17 @@ async function tool(cmd: Tool, argv: readonly string[]): Promise<number> {
 }
 
 /**
- * operator-sdk's OLM commands this CLI does not have yet (issue 41): `run bundle IMG`, `run bundle-upgrade IMG` and
- * `cleanup PACKAGE` (a positional argument: `cleanup` without one frees CRs whose operator is gone). Each says so
- * and what works meanwhile, with exit 2, rather than failing on a flag.
+ * operator-sdk's OLM commands that share a first word with others: `run bundle IMG` and `run bundle-upgrade IMG`
+ * (`run` alone runs the operator) and `cleanup PACKAGE` (a positional argument: `cleanup` without one frees CRs whose
+ * operator is gone). The tool and its arguments, or undefined.
  */
-function notYet(cmd: string | undefined, rest: readonly string[]): string | undefined {
+function olmCommand(cmd: string | undefined, rest: readonly string[]): [Tool, readonly string[]] | undefined {
   const sub = rest[0];
-  if (cmd === 'run' && (sub === 'bundle' || sub === 'bundle-upgrade')) {
-    return `helm-operator run ${sub}: not yet: OLM's run ${sub} is not built yet (issue 41). Meanwhile: helm-operator olm install, make bundle bundle-build bundle-push catalog-build catalog-push, then a CatalogSource of CATALOG_IMG, an OperatorGroup and a Subscription (docs/user-guide.md, OLM)\n`;
-  }
-  if (cmd === 'cleanup' && sub !== undefined && !sub.startsWith('-')) {
-    return `helm-operator cleanup: not yet: cleanup PACKAGE (OLM's, as operator-sdk's) is not built yet (issue 41); delete the package's Subscription, CSV, OperatorGroup and CatalogSource with kubectl. helm-operator cleanup without a package frees custom resources whose operator is gone (see --help)\n`;
+  if (cmd === 'run' && (sub === 'bundle' || sub === 'bundle-upgrade')) return [`run ${sub}`, rest.slice(1)];
+  // A value of a flag given as its own word is no package.
+  const valued = /^(-n|--namespace|--timeout|--watches-file|--helm-binary)$/;
+  if (cmd === 'cleanup' && rest.some((a, i) => !a.startsWith('-') && !valued.test(rest[i - 1] ?? ''))) {
+    return ['cleanup PACKAGE', rest];
   }
   return undefined;
 }
@@ -133,11 +136,8 @@ function notYet(cmd: string | undefined, rest: readonly string[]): string | unde
 /** Runs one `helm-operator` command line; resolves to the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  const unbuilt = notYet(cmd, rest);
-  if (unbuilt !== undefined) {
-    process.stderr.write(unbuilt);
-    return 2;
-  }
+  const olm = olmCommand(cmd, rest);
+  if (olm !== undefined) return tool(olm[0], olm[1]);
   switch (cmd) {
     case 'run':
       return run(rest);

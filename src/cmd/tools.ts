@@ -298,3 +298,20 @@ export const runOlmStatus = (argv: readonly string[], io: ToolIo, signal: AbortS
   runOlmVerb('status', argv, io, signal);
 export const runOlmUninstall = (argv: readonly string[], io: ToolIo, signal: AbortSignal) =>
   runOlmVerb('uninstall', argv, io, signal);
+
+/** `helm-operator run bundle|bundle-upgrade IMG` and `cleanup PACKAGE` (run-bundle.ts), loaded when they run. */
+export async function runRunBundle(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  const m = await import('./run-bundle.js');
+  if (wantsHelp(argv, io, m.RUN_BUNDLE_USAGE)) return 0;
+  return m.runBundleCommand('bundle', argv, io, signal);
+}
+export async function runRunBundleUpgrade(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  const m = await import('./run-bundle.js');
+  if (wantsHelp(argv, io, m.RUN_BUNDLE_UPGRADE_USAGE)) return 0;
+  return m.runBundleCommand('bundle-upgrade', argv, io, signal);
+}
+export async function runCleanupPackage(argv: readonly string[], io: ToolIo, signal: AbortSignal): Promise<number> {
+  const m = await import('./run-bundle.js');
+  if (wantsHelp(argv, io, m.CLEANUP_PACKAGE_USAGE)) return 0;
+  return m.cleanupPackageCommand(argv, io, signal);
+}

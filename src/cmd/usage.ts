@@ -15,6 +15,9 @@ Commands:
   olm install      install Operator Lifecycle Manager in the cluster (--version, --timeout)
   olm status       OLM's objects in the cluster and their health
   olm uninstall    delete every object of the installed OLM
+  run bundle IMG          deploy a bundle image's operator with OLM (registry pod, CatalogSource, Subscription)
+  run bundle-upgrade IMG  upgrade an operator deployed by run bundle to a newer bundle image
+  cleanup PACKAGE         take away an operator deployed by run bundle (Subscription, CSV, CRDs, catalog)
   undeploy  delete the CRs first (their releases are uninstalled by the running operator), then the rest
   cleanup   free CRs whose operator is gone: uninstall releases, remove finalizers (--dry-run, --yes)
   pack      write this CLI's own npm package (.tgz) into a folder (make docker-build packs it for the image)

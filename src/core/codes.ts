@@ -64,7 +64,12 @@ export const ERROR_CODES = {
   OLM_NOT_INSTALLED: 'olm status/uninstall: no object of OLM is installed',
   OLM_VERSION_MISMATCH: 'olm status/uninstall: --version is not the installed version, or it cannot be told',
   OLM_TIMEOUT: 'olm: what it waits for was not done by --timeout; the message says what and how far it got',
-  OLM_FAILED: "olm install: a Deployment's progress deadline passed or the packageserver CSV failed",
+  OLM_FAILED: "olm install: a Deployment's deadline passed or the packageserver CSV failed; run bundle: the CSV failed",
+  OLM_REGISTRY_POD: 'run bundle: the registry pod cannot pull its images, render the bundles or serve them',
+  OLM_RUN_BUNDLE_INVALID:
+    "run bundle: the package's catalog exists already, no index image, or the install mode does not fit",
+  OLM_PACKAGE_NOT_FOUND:
+    'run bundle-upgrade/cleanup: no Subscription, CatalogSource or CSV of the package in the namespace',
 } as const satisfies Readonly<Record<string, string>>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

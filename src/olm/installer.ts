@@ -52,7 +52,7 @@ const gvkOf = (o: KubeObject) => ({ ...parseApiVersion(o.apiVersion), kind: o.ki
 const CSV = { group: 'operators.coreos.com', version: 'v1alpha1', kind: 'ClusterServiceVersion' } as const;
 
 /** A waiting loop with the command's one deadline. */
-function waiter(o: OlmOptions, d: OlmDeps, signal: AbortSignal) {
+export function waiter(o: Pick<OlmOptions, 'timeoutMs' | 'pollMs'>, d: Pick<OlmDeps, 'clock'>, signal: AbortSignal) {
   const deadline = d.clock.now() + o.timeoutMs;
   return async (what: string, check: () => Promise<string | undefined>): Promise<void> => {
     for (;;) {
