@@ -23,7 +23,8 @@ export interface Plane {
   stop(): Promise<void>;
 }
 
-const alive = (pid: number) => {
+/** True while a process with this PID exists. */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

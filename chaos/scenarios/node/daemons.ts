@@ -6,17 +6,9 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { until } from '../../../test/support/until.ts';
+import { alive } from '../../kit/plane.ts';
 
 export type Daemon = 'kubelet' | 'containerd';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Stops the daemon (SIGTERM; SIGKILL after 15 s), starts it again the same way; resolves once it runs. */
 export async function restartDaemon(
