@@ -3,7 +3,7 @@
 // fails. Usage: node chaos/run.ts [--short] [--only=kills,restarts,…] [--cases=…] (the node group's cases; it runs
 // only when named: --only=node). Needs dist/ (npm run build) and the testenv
 // binaries (TESTENV_BIN, else hack/testenv.sh build). Ctrl-C stops the operators and planes it started.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startPlane } from './kit/plane.ts';
@@ -74,7 +74,8 @@ async function main(): Promise<number> {
     } catch (err) {
       const msg = err instanceof Error ? (err.stack ?? err.message) : String(err);
       say(`FAILED: ${msg}`);
-      results.push({ scenario, rows: [], error: msg });
+      writeFileSync(join(dir, 'error.txt'), `${describe(err)}\n`);
+      results.push({ scenario, rows: [], error: describe(err) });
     } finally {
       await plane.stop();
     }
@@ -85,11 +86,26 @@ async function main(): Promise<number> {
   console.log(table);
   const failed = results.filter((r) => r.error || r.rows.some((x) => !x.ok));
   if (failed.length > 0) {
+    // Repeated last, so that the tail of a long CI log says what failed.
+    for (const r of failed) {
+      const missed = r.rows.filter((x) => !x.ok).map((x) => `${x.figure}: ${x.value} (bar ${x.bar})`);
+      console.log(`\nchaos: ${r.scenario.name}: ${r.error ?? missed.join('; ')}`);
+    }
     console.log(`\nchaos: ${failed.map((r) => r.scenario.name).join(', ')} missed a bar; logs are in ${work}`);
     return 1;
   }
   rmSync(work, { recursive: true, force: true });
   return 0;
+}
+
+/** An error with its chain of causes, each on its own line. */
+function describe(err: unknown): string {
+  const lines: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
+    lines.push(e instanceof Error ? (depth === 0 ? (e.stack ?? e.message) : `caused by: ${e.message}`) : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return lines.join('\n');
 }
 
 main().then(

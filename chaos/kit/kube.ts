@@ -53,14 +53,38 @@ export function kubeFor(kubeconfig: string, kubectlBin: string): Kube {
   };
 }
 
-/** Applies the repository's sample CRD and waits until it is Established. */
-export async function installSampleCrd(k: Kube, root: string): Promise<void> {
-  await k.kubectl(['apply', '--server-side', '-f', `${root}/config/crd/bases/demo.example.com_nginxes.yaml`]);
-  await k.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nginxes.demo.example.com']);
+/**
+ * Runs a setup step on a plane that has just started, again every 0.5 s for up to 30 s while it fails: the first
+ * writes after /readyz can still meet a transient answer (an admission plugin whose informer has not synced). The
+ * last error is kept as the cause when the time runs out.
+ */
+async function setupStep(what: string, step: () => Promise<void>): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      return await step();
+    } catch (err) {
+      if (performance.now() > deadline) throw new Error(`chaos setup: ${what} failed for 30 s`, { cause: err });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
+/** Applies the repository's sample CRD and waits until it is Established. */
+export async function installSampleCrd(k: Kube, root: string): Promise<void> {
+  await setupStep('applying the sample CRD', async () => {
+    await k.kubectl(['apply', '--server-side', '-f', `${root}/config/crd/bases/demo.example.com_nginxes.yaml`]);
+    await k.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nginxes.demo.example.com']);
+  });
+}
+
+/** Creates namespace `name` (one that a retried create already made counts as made). */
 export async function createNamespace(k: Kube, name: string): Promise<void> {
-  await k.core.createNamespace({ body: { metadata: { name } } });
+  await setupStep(`creating namespace ${name}`, async () => {
+    await k.core.createNamespace({ body: { metadata: { name } } }).catch((err: unknown) => {
+      if ((err as { code?: number }).code !== 409) throw err;
+    });
+  });
 }
 
 /** A custom resource kind, addressed through the generic custom-objects API. */
