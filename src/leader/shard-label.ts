@@ -56,12 +56,21 @@ export function unshardedSelector(base: string | undefined, count: number): stri
 /** The shard count the operator labelled a CR for; absent on a label set by hand (never moved by the operator). */
 export const SHARD_COUNT_ANNOTATION = 'helm.sdk.operatorframework.io/shard-count';
 
-/** The merge patch that puts a CR in `shard` of `count`; it fails with a conflict unless `resourceVersion` is current. */
-export function shardPatch(shard: number, count: number, resourceVersion: string | undefined): object {
+/**
+ * The merge patch that puts a CR in `shard` of `count`; it fails with a conflict unless `resourceVersion` is current.
+ * `finalizers`, when given, is the CR's whole new finalizer list, written in the same request.
+ */
+export function shardPatch(
+  shard: number,
+  count: number,
+  resourceVersion: string | undefined,
+  finalizers?: readonly string[],
+): object {
   return {
     metadata: {
       labels: { [SHARD_LABEL]: String(shard) },
       annotations: { [SHARD_COUNT_ANNOTATION]: String(count) },
+      ...(finalizers ? { finalizers } : {}),
       resourceVersion,
     },
   };

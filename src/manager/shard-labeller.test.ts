@@ -5,6 +5,7 @@ import { fakeShards } from '../../test/fakes/shards.js';
 import { flush } from '../../test/support/flush.js';
 import { Informer } from '../cache/informer.js';
 import { silentLogger } from '../core/logger.js';
+import { FINALIZER } from '../finalizers/finalizers.js';
 import { ConflictError } from '../kube/errors.js';
 import type { ApiResource, KubeObject } from '../kube/types.js';
 import { shardOf } from '../leader/shard-hash.js';
@@ -63,6 +64,26 @@ describe('ShardLabeller', () => {
     w.kube.put(cr('d'));
     await settle(w.clock);
     expect(labelOf(w.kube, 'd')).toBe(String(shardOf('uid-d', 3)));
+    w.run.abort();
+    await w.running;
+  });
+
+  it('adds our finalizer in the same write when it is missing, but not to a CR being deleted or one that has it', async () => {
+    const deleting: KubeObject = {
+      ...cr('b'),
+      metadata: { ...cr('b').metadata, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['other/x'] },
+    };
+    const has: KubeObject = { ...cr('c'), metadata: { ...cr('c').metadata, finalizers: [FINALIZER] } };
+    const w = world([0], [{ ...cr('a'), metadata: { ...cr('a').metadata, finalizers: ['other/x'] } }, deleting, has]);
+    await settle(w.clock);
+    const sent = (name: string) =>
+      (w.kube.callsOf('patch').find((p) => p.name === name)?.body as KubeObject | undefined)?.metadata;
+    expect(sent('a')?.finalizers).toEqual(['other/x', FINALIZER]);
+    expect(sent('a')?.labels?.[SHARD_LABEL]).toBe(String(shardOf('uid-a', 3)));
+    expect(sent('b')).toBeDefined();
+    expect(sent('b')?.finalizers).toBeUndefined();
+    expect(sent('c')?.finalizers).toBeUndefined();
+    expect(w.kube.callsOf('patch')).toHaveLength(3);
     w.run.abort();
     await w.running;
   });

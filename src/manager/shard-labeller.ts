@@ -1,7 +1,8 @@
 // The labeller of one namespace scope when sharding is on: while this replica holds shard 0, one narrow source (a
 // LIST every half second, cache/poller.ts: a watch would cost this replica two events for every new CR) finds the
 // CRs without a shard of the current count (no label, a value that is no shard, or a retired shard) and writes the
-// shard label, a merge patch that carries the CR's resourceVersion (a racing write fails and is seen again).
+// shard label (with our finalizer, when missing), a merge patch that carries the CR's resourceVersion (a racing write
+// fails and is seen again).
 // Built by shard-crs.ts as a controller source; never reconciles, never moves a CR between shards that both exist.
 import type { Informer } from '../cache/informer.js';
 import type { InformerHandler } from '../cache/informer-contract.js';
@@ -10,6 +11,7 @@ import type { Source } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
+import { withFinalizer } from '../finalizers/finalizers.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
 import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
 import { labelledShard, SHARD_LABEL, shardPatch, shardToLabel, unshardedSelector } from '../leader/shard-label.js';
@@ -120,12 +122,17 @@ export class ShardLabeller implements Source {
     return [this.#o.resource.namespaced ? namespace : '', name];
   }
 
-  /** Writes the CR's shard; false when it should be tried again (a conflict or a gone CR needs no retry). */
+  /**
+   * Writes the CR's shard; false when it should be tried again (a conflict or a gone CR needs no retry). A CR that
+   * lacks our finalizer gets it in the same write: its first reconcile would add it anyway, and one write per new CR
+   * instead of two spares the API server and etcd a write and every watcher an event.
+   */
   async #label(obj: KubeObject, signal: AbortSignal): Promise<boolean> {
     const shard = shardToLabel(obj, this.#o.shards.count);
     if (shard === undefined) return true;
-    const { namespace = '', name = '', resourceVersion } = obj.metadata;
-    const patch = shardPatch(shard, this.#o.shards.count, resourceVersion);
+    const { namespace = '', name = '', resourceVersion, deletionTimestamp, finalizers } = obj.metadata;
+    const added = deletionTimestamp ? undefined : withFinalizer(finalizers);
+    const patch = shardPatch(shard, this.#o.shards.count, resourceVersion, added);
     try {
       await this.#o.kube.patch(this.#o.resource, namespace, name, patch, 'merge', { signal });
       this.#o.logger.debug({ key: keyOf(obj), shard, was: obj.metadata.labels?.[SHARD_LABEL] }, 'Labelled shard');

@@ -3,8 +3,11 @@
 // last replica gone, the others restarted), with spec changes and new CRs throughout. Nothing is reconciled by two
 // replicas at once, no CR is left without a shard, every CR's newest spec is deployed, and growing moves each CR the
 // operator labelled to its uid hash modulo the new count, once. Also: an unlabelled CR
-// created while every replica runs is labelled and Deployed within 2 s, and a label set by hand is kept.
+// created while every replica runs is labelled and Deployed within 2 s (the label and the finalizer in one write), and
+// a label set by hand is kept.
+import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { FINALIZER } from '../../../src/finalizers/finalizers.js';
 import { shardOf } from '../../../src/leader/shard-hash.js';
 import { SHARD_LABEL } from '../../../src/leader/shard-label.js';
 import { type TestKube, uniqueName } from '../../support/kube.js';
@@ -135,11 +138,35 @@ async function settled(w: World, rounds: ReadonlyMap<string, number>, count: num
   return crs;
 }
 
+/** Each CR's watch events in order: whether it had the shard label and our finalizer then. */
+async function watchWrites(w: ReturnType<typeof world>) {
+  const kc = new KubeConfig();
+  kc.loadFromFile(w.kube.kubeconfig);
+  const seen = new Map<string, { type: string; label: boolean; finalizer: boolean }[]>();
+  const { group, version, plural } = w.kind;
+  const list = (await w.kube.custom.listNamespacedCustomObject({ group, version, namespace: w.ns, plural })) as {
+    metadata: { resourceVersion: string };
+  };
+  const abort = await new Watch(kc).watch(
+    `/apis/${group}/${version}/namespaces/${w.ns}/${plural}`,
+    { resourceVersion: list.metadata.resourceVersion },
+    (type: string, cr: Cr) => {
+      const events = seen.get(cr.metadata.name) ?? [];
+      seen.set(cr.metadata.name, events);
+      const label = cr.metadata.labels?.[SHARD_LABEL] !== undefined;
+      events.push({ type, label, finalizer: (cr.metadata.finalizers ?? []).includes(FINALIZER) });
+    },
+    () => undefined,
+  );
+  return { of: (name: string) => seen.get(name) ?? [], stop: () => abort.abort() };
+}
+
 describe('shard count 3 → 4, as a rolling restart', () => {
   const w = world('op-grow');
 
-  it('labels and deploys an unlabelled CR created while every replica runs within 2 s', async () => {
+  it('labels and deploys an unlabelled CR created while every replica runs within 2 s, with one write for the label and the finalizer', async () => {
     await startAndFill(w, 3);
+    const writes = await watchWrites(w);
     const took: string[] = [];
     for (const name of ['fresh-a', 'fresh-b', 'fresh-c']) {
       const at = performance.now();
@@ -161,6 +188,14 @@ describe('shard count 3 → 4, as a rolling restart', () => {
       expect(deployedMs).toBeLessThan(2_000);
     }
     process.stdout.write(`shard-count: unlabelled CR → ${took.join('; ')}\n`);
+    writes.stop();
+    // The labeller wrote the shard and our finalizer at once: the first change after the create carries both, and no
+    // later change adds the finalizer (a reconcile that added it would be a second write of the CR).
+    for (const name of ['fresh-a', 'fresh-b', 'fresh-c']) {
+      const seen = writes.of(name);
+      expect(seen[0]).toEqual({ type: 'ADDED', label: false, finalizer: false });
+      expect(seen[1]).toEqual({ type: 'MODIFIED', label: true, finalizer: true });
+    }
 
     // A label set by hand is kept, whatever the uid hashes to, and decides who reconciles the CR.
     const byHand = await Promise.all(
