@@ -2,11 +2,12 @@
 // exec-plugin certificate), and, for a kubeconfig proxy-url, the same agent tunnelled through an HTTP CONNECT proxy.
 // Called by kube/client.ts. Never logs, and never sends the API server's credentials to the proxy.
 
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { ConfigError } from '../core/errors.js';
+import { nodeHttp } from '../core/node-http.js';
 import type { TlsMaterial } from './kube-auth.js';
 
 const KEEP_ALIVE = { keepAlive: true, keepAliveMsecs: 30_000 };
@@ -28,7 +29,7 @@ export function createAgentCache(server: URL, proxyUrl: string | undefined): (ma
 }
 
 function makeAgent(server: URL, proxy: URL | undefined, m: TlsMaterial): http.Agent {
-  if (server.protocol === 'http:') return new http.Agent(KEEP_ALIVE);
+  if (server.protocol === 'http:') return new nodeHttp.Agent(KEEP_ALIVE);
   const options: https.AgentOptions = { ...KEEP_ALIVE, rejectUnauthorized: m.rejectUnauthorized };
   if (m.ca !== undefined) options.ca = m.ca;
   if (m.cert !== undefined) options.cert = m.cert;
@@ -66,7 +67,7 @@ class ConnectProxyAgent extends https.Agent {
     const p = this.#proxy;
     const target = `${options.host?.includes(':') ? `[${options.host}]` : options.host}:${options.port ?? 443}`;
     const auth = p.username === '' ? undefined : `${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`;
-    const connect = (p.protocol === 'https:' ? https : http).request({
+    const connect = (p.protocol === 'https:' ? https.request : nodeHttp.request)({
       host: p.hostname.replace(/^\[|\]$/g, ''),
       port: p.port === '' ? (p.protocol === 'https:' ? 443 : 80) : Number(p.port),
       method: 'CONNECT',

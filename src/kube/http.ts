@@ -2,8 +2,9 @@
 // Called by kube/rest.ts; the connection (base URL, auth headers, TLS agent) is prepared by kube/client.ts.
 // Must never log or keep request bodies or headers (they carry credentials and Secret data).
 
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
+import { nodeHttp } from '../core/node-http.js';
 
 /** Where and how to connect; prepare() runs before every request so rotating tokens are picked up. */
 export interface Connection {
@@ -38,7 +39,7 @@ export type Send = (request: HttpRequest) => Promise<HttpResponse>;
 export function createSend(connection: Connection): Send {
   const base = connection.server;
   const prefix = base.pathname.replace(/\/+$/, '');
-  const request = base.protocol === 'http:' ? http.request : https.request;
+  const request = base.protocol === 'http:' ? nodeHttp.request : https.request;
   return async (req) => {
     const { headers, agent } = await connection.prepare();
     req.signal.throwIfAborted();

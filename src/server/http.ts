@@ -3,12 +3,13 @@
 // the operator runs no other HTTP server (its post-renderer talks through FIFOs, ownership/fifo-server.ts). Never exits:
 // an unbindable port is a ConfigError naming the flag. `tls` makes /metrics HTTPS; `authorize` (metrics-auth.ts) checks
 // every /metrics request first (the Authorization header is handed over, never logged).
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { errFields } from '../core/error-fields.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { nodeHttp } from '../core/node-http.js';
 
 export interface MetricsSource {
   render(): Promise<{ readonly contentType: string; readonly body: string }>;
@@ -100,12 +101,14 @@ export async function startHttpServers(o: HttpServersOptions): Promise<HttpServe
             if (res.destroyed) return;
             if (r.status === 200) return render();
             const extra = r.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
-            send(res, r.status, `${r.message ?? STATUS_CODES[r.status] ?? 'error'}\n`, undefined, extra);
+            send(res, r.status, `${r.message ?? nodeHttp.STATUS_CODES[r.status] ?? 'error'}\n`, undefined, extra);
           });
       };
       let server: Server;
       try {
-        server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler) : createServer(handler);
+        server = o.tls
+          ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler)
+          : nodeHttp.createServer(handler);
       } catch (err) {
         throw new ConfigError(`--metrics-secure: unusable certificate or key: ${(err as Error).message}`, {
           cause: err,
@@ -119,7 +122,7 @@ export async function startHttpServers(o: HttpServersOptions): Promise<HttpServe
       );
     }
     if (probeAt) {
-      const server = createServer((req, res) => {
+      const server = nodeHttp.createServer((req, res) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return void send(res, 405, 'method not allowed\n');
         const p = path(req.url);
         if (p === '/healthz') return void send(res, 200, 'ok');

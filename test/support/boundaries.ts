@@ -1,8 +1,9 @@
 // The architecture's boundaries as data and a checker: the layer map of src/ (lowest first), the one home module
 // of each third-party library, and `violations()`, which reports upward imports, libraries imported elsewhere,
 // reads of `process` outside the composition root (src/cmd/), import cycles (type-only imports count),
-// re-exports of our own modules (one import path per name), code outside reconciler/ entering it by any door but its
-// face, and the shared root files of reconciler/ importing a room.
+// re-exports of our own modules (one import path per name), node:http imported as a value (core/node-http.ts has
+// it), code outside reconciler/ entering it by any door but its face, and the shared root files of reconciler/
+// importing a room.
 // Also the test tooling's own boundary: `toolingViolations()` reports chaos/ and bench/ importing each other, or any
 // test/ folder but test/support/ (the one kit they share). Used by test/unit/boundaries.test.ts (part of `make test`);
 // reads files, never writes.
@@ -115,6 +116,9 @@ export function violations(modules: readonly Module[]): string[] {
     graph.set(m.file, local);
     if (m.file !== 'index.ts' && /^export (type )?(\{[^}]*\}|\*( as \w+)?) from '\./m.test(m.text)) {
       out.push(`${m.file} re-exports from another module: import each name from its own module (one path per type)`);
+    }
+    if (/^import (?!type )[^;]*from 'node:http';/m.test(m.text)) {
+      out.push(`${m.file} imports node:http as a value: use core/node-http.ts (an ESM import of it loads undici)`);
     }
     if (!m.file.startsWith(`${ROOT_DIR}/`) && readsProcess(m.file, m.text)) {
       out.push(`${m.file} reads process: only src/${ROOT_DIR}/ may (pass the value in)`);

@@ -24,6 +24,14 @@ describe('the boundary check itself', () => {
     ]);
   });
 
+  it('fails node:http imported as a value, and lets a type-only import through', () => {
+    expect(violations([mod('kube/x.ts', "import http from 'node:http';")])).toEqual([
+      'kube/x.ts imports node:http as a value: use core/node-http.ts (an ESM import of it loads undici)',
+    ]);
+    expect(violations([mod('kube/y.ts', "import { request } from 'node:http';")])).toHaveLength(1);
+    expect(violations([mod('kube/z.ts', "import type { Agent } from 'node:http';")])).toEqual([]);
+  });
+
   it('fails a read of process outside src/cmd/, but not a comment or a property named process', () => {
     expect(violations([mod('helm/x.ts', 'export const e = process.env.HOME;')])).toEqual([
       'helm/x.ts reads process: only src/cmd/ may (pass the value in)',
