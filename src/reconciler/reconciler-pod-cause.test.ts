@@ -98,4 +98,17 @@ describe('HelmReconciler when a pod is the cause of Ready=False', () => {
     await w.reconcile();
     expect(w.events.filter((e) => e.startsWith('Warning'))).toHaveLength(2);
   });
+
+  it('sends no second event when the cause briefly goes (a lookup that found no waiting container) and comes back', async () => {
+    const w = world();
+    w.answer = PULL;
+    await w.reconcile();
+    w.answer = COUNTS;
+    await w.reconcile();
+    expect(w.ready()).toMatchObject({ reason: 'DeploymentNotReady' });
+    w.answer = PULL;
+    await w.reconcile();
+    expect(w.ready()).toMatchObject({ reason: 'ImagePullBackOff' });
+    expect(w.events.filter((e) => e.startsWith('Warning'))).toEqual([`Warning ImagePullBackOff: ${PULL.message}`]);
+  });
 });

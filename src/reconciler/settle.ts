@@ -20,6 +20,7 @@ import type { OutsideObjects } from './types.js';
 
 export interface SettleDeps extends Pick<HelmReconcilerOptions, 'dependents' | 'periodJitter'> {
   readonly statusRelease: StatusReleaseMemo;
+  readonly podCauseEvents: Map<string, string>;
   readonly outside: OutsideObjects;
   readonly owned: OwnedManifestMemo;
 }
@@ -45,7 +46,7 @@ export async function settle(
   const reason = successReason(step.action, rel.version);
   const notes = hideSecrets(rel.info.notes ?? '', inputs.secrets);
   const status = deployed(run, step.handled, { reason, notes, release, ready });
-  notePodCause(run, status);
+  notePodCause(run, status, d.podCauseEvents);
   const since = Date.parse(findCondition(status.conditions, 'Ready')?.lastTransitionTime ?? '');
   const next = ready?.recheck
     ? recheckRequeue(requeue, run.now() - (Number.isNaN(since) ? run.now() : since))

@@ -7,6 +7,7 @@ import { until } from '../../../test/support/until.ts';
 import { crs, KIND } from '../../kit/kube.ts';
 import { row, seconds } from '../../kit/scenario.ts';
 import { type CaseContext, CONVERGE_MS, type NodeCase, tallyRows } from './case.ts';
+import { leaderPod, podLogs } from './deploy.ts';
 import { NS } from './fleet.ts';
 
 /** A local name that no image store on the node holds: pulling it fails at once (connection refused). */
@@ -73,7 +74,12 @@ export const imageCase: NodeCase = {
     ).items.filter((e) => e.reason === 'ImagePullBackOff');
     const count = events.reduce((n, e) => n + (e.series?.count ?? e.count ?? 1), 0);
     const leaks = [message, ...events.map((e) => e.message ?? '')].filter((m) => m.includes(MISSING_IMAGE));
-    c.log(`pod: ${podState}\nkubectl get: ${shown}\nevent: ${event[0]?.message ?? 'none'}`);
+    const log = (await podLogs(k, await leaderPod(k))).split('\n');
+    const noted = log.filter((l) => l.includes('Release not ready') && l.includes(`${deployment}:`));
+    c.log(
+      `pod: ${podState}\nkubectl get: ${shown}\nevents: ${events.map((e) => `${e.count}x ${e.message}`).join('; ')}`,
+    );
+    c.log(`leader's "Release not ready" lines: ${noted.length}\n${noted.join('\n')}`);
     const t1 = performance.now();
     await fleet.patch(name, { data: 'image-fixed', appImage: '' });
     const fixedMs = await until(

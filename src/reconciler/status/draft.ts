@@ -62,20 +62,24 @@ export function noteShadowing(run: ReconcileRun, message: string | undefined): v
 
 /**
  * A Warning event named after a pod's waiting reason (`ImagePullBackOff`, `CrashLoopBackOff`, ...) when `status`
- * turns Ready False with it: once per transition (the shown Ready had another status or reason), sent after the
- * status carrying it is written, with the condition's message (workload, pod and container names, never the image).
+ * turns Ready False with it: once per episode, sent after the status carrying it is written, with the condition's
+ * message (workload, pod and container names, never the image). `sent` remembers per CR the reason last sent until
+ * Ready is True, so a reconcile that read a copy of the CR from before the write (the informer lags it by an event),
+ * or a lookup that briefly found no cause, sends no second event; the shown status covers an operator restart.
  */
-export function notePodCause(run: ReconcileRun, status: HelmAppStatus): void {
+export function notePodCause(run: ReconcileRun, status: HelmAppStatus, sent: Map<string, string>): void {
   const next = findCondition(status.conditions, 'Ready');
   const reason = next?.reason;
+  if (next?.status === 'True' || next === undefined) sent.delete(run.key);
   if (next?.status !== 'False' || reason === undefined || !(POD_WAIT_REASONS as readonly string[]).includes(reason)) {
     return;
   }
   const shown = findCondition(run.updater.shown.conditions, 'Ready');
-  if (shown?.status === 'False' && shown.reason === reason) return;
+  if ((shown?.status === 'False' && shown.reason === reason) || sent.get(run.key) === reason) return;
   run.updater.afterApply(() => {
     const written = findCondition(run.updater.shown.conditions, 'Ready');
-    if (written?.status !== 'False' || written.reason !== reason) return; // not written
+    if (written?.status !== 'False' || written.reason !== reason || sent.get(run.key) === reason) return;
+    sent.set(run.key, reason);
     run.note('Warning', reason, written.message ?? '');
     run.log.info({ reason, cause: written.message }, 'Release not ready');
   });

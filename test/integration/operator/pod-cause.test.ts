@@ -2,16 +2,28 @@
 // fake kubelet keeps Pending with its container waiting in ImagePullBackOff (kwok stage testenv-pod-pull-fail, a
 // status written through the real API) turns Ready False with reason ImagePullBackOff naming the Deployment, the pod
 // and the container (never the image), one Warning event however many reconciles follow, and a fixed spec brings
-// Ready=True. Needs TESTENV_NODES > 0.
+// Ready=True. Reconciles of the ready release send no pod LIST (the API server's own counter). Needs TESTENV_NODES > 0.
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { RECONCILE_REQUESTED_AT } from '../../../src/reconciler/start/requests.js';
 import type { TestKube } from '../../support/kube.js';
 import type { crClient } from '../../support/operator.js';
 import { useOperatorFixture } from '../../support/operator-fixture.js';
+import { run } from '../../support/run.js';
 
 const CHART = fileURLToPath(new URL('../../fixtures/charts/readiness', import.meta.url));
 const POLL = { timeout: 60_000, interval: 100 } as const;
-const nodes = inject('cluster').nodes;
+const { nodes, kubectl, kubeconfig } = inject('cluster');
+
+/** LIST requests for pods in one namespace the API server has served (its apiserver_request_total counter). */
+async function namespacedPodLists(): Promise<number> {
+  const text = await run(kubectl ?? 'kubectl', ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics']);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('apiserver_request_total{') && /resource="pods"/.test(l) && /verb="LIST"/.test(l))
+    .filter((l) => /scope="namespace"/.test(l) && /subresource=""/.test(l))
+    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
 
 describe.skipIf(nodes === 0)('Ready naming a pod that cannot pull its image (needs TESTENV_NODES > 0)', () => {
   let kube: TestKube;
@@ -44,6 +56,7 @@ describe.skipIf(nodes === 0)('Ready naming a pod that cannot pull its image (nee
   });
 
   it('is False with reason ImagePullBackOff naming the Deployment, pod and container, and one Warning event', async () => {
+    const listsBefore = await namespacedPodLists();
     const t0 = performance.now();
     await f.create(name, { replicas: 1, pullFails: true });
     // The pod, as the API server has it: Pending, its container waiting in ImagePullBackOff.
@@ -69,6 +82,8 @@ describe.skipIf(nodes === 0)('Ready naming a pod that cannot pull its image (nee
     await vi.waitFor(() => expect(reconciles()).toBeGreaterThanOrEqual(seen + 2), { timeout: 30_000, interval: 250 });
     expect(await warnings()).toEqual([{ reason: 'ImagePullBackOff', message: c?.message, count: 1 }]);
     expect(f.op.output()).not.toContain('Cannot list pods');
+    // The lookup is a LIST of the namespace's pods by the Deployment's selector (the counter sees it: it can count).
+    expect(await namespacedPodLists()).toBeGreaterThan(listsBefore);
     console.info(`ImagePullBackOff in Ready ${Math.round(shownMs)} ms after the CR was created`);
   });
 
@@ -82,5 +97,23 @@ describe.skipIf(nodes === 0)('Ready naming a pod that cannot pull its image (nee
     const deployment = await kube.apps.readNamespacedDeployment({ name: web, namespace: ns });
     expect(deployment.status?.availableReplicas).toBe(1);
     expect((await warnings()).map((w) => w.reason)).toEqual(['ImagePullBackOff']);
+  });
+
+  it('sends no pod LIST when it reconciles the ready release', async () => {
+    await vi.waitFor(async () => expect((await ready())?.status).toBe('True'), POLL);
+    const before = await namespacedPodLists();
+    const seen = reconciles();
+    for (const at of ['r1', 'r2', 'r3']) {
+      await crs.annotate(name, { [RECONCILE_REQUESTED_AT]: at });
+      await vi.waitFor(
+        async () => expect((await crs.get(name)).status).toMatchObject({ lastHandledReconcileAt: at }),
+        POLL,
+      );
+    }
+    expect(reconciles()).toBeGreaterThanOrEqual(seen + 3);
+    expect(await namespacedPodLists()).toBe(before);
+    console.info(
+      `pod LISTs over ${reconciles() - seen} reconciles of the ready release: ${(await namespacedPodLists()) - before}`,
+    );
   });
 });
