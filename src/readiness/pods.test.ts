@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { CONDITION_CATALOGUE } from '../conditions/condition-catalogue.js';
 import type { KubeObject } from '../kube/types.js';
-import { describeCause, isWorkload, POD_WAIT_REASONS, podsCause, waitReason, workloadSelector } from './pods.js';
+import {
+  describeCause,
+  hasPods,
+  isWorkload,
+  POD_WAIT_REASONS,
+  podsCause,
+  waitReason,
+  workloadSelector,
+} from './pods.js';
 
 type Status = { name: string; state: Record<string, unknown> };
 const waiting = (name: string, reason: string, message = 'image registry.invalid/secret:1 not found'): Status => ({
@@ -98,6 +106,20 @@ describe('waitReason, isWorkload and the catalogue', () => {
     expect(isWorkload('v1', 'Pod')).toBe(false);
     expect(isWorkload('example.com/v1', 'Deployment')).toBe(false);
     expect(isWorkload('batch/v1', 'CronJob')).toBe(false);
+  });
+
+  it.each([
+    ['Deployment', { replicas: 1 }, true],
+    ['Deployment', { replicas: 0 }, false],
+    ['Deployment', {}, false],
+    ['StatefulSet', { replicas: 2 }, true],
+    ['DaemonSet', { currentNumberScheduled: 1 }, true],
+    ['DaemonSet', { desiredNumberScheduled: 1 }, false],
+    ['Job', { active: 1 }, true],
+    ['Job', { failed: 2 }, true],
+    ['Job', { succeeded: 1 }, false],
+  ])('hasPods: a %s with status %j has pods: %s', (kind, status, want) => {
+    expect(hasPods({ apiVersion: 'apps/v1', kind, metadata: { name: 'x' }, status })).toBe(want);
   });
 
   it('has every reason in the condition catalogue under Ready', () => {

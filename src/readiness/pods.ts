@@ -39,6 +39,23 @@ export function isWorkload(apiVersion: string, kind: string): boolean {
   return slash > 0 && WORKLOADS.has(`${apiVersion.slice(0, slash)}/${kind}`);
 }
 
+/** The status counts that say a workload's controller has made pods (no pods yet: nothing to list). */
+const POD_COUNTS: Readonly<Record<string, readonly string[]>> = {
+  Deployment: ['replicas'],
+  StatefulSet: ['replicas'],
+  DaemonSet: ['currentNumberScheduled', 'numberMisscheduled'],
+  Job: ['active', 'failed', 'ready'],
+};
+
+/**
+ * Whether the workload's status counts some pods: only then are its pods listed. A workload whose controller has
+ * made none (just created, or no controller runs, as on a plane without nodes) costs no request.
+ */
+export function hasPods(obj: KubeObject): boolean {
+  const status = isRecord(obj.status) ? obj.status : {};
+  return (POD_COUNTS[obj.kind] ?? []).some((f) => typeof status[f] === 'number' && (status[f] as number) > 0);
+}
+
 /** `reason` as a PodWaitReason (its alias resolved), or undefined when it is not one that names a cause. */
 export function waitReason(reason: unknown): PodWaitReason | undefined {
   if (typeof reason !== 'string') return undefined;

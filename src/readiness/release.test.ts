@@ -193,28 +193,42 @@ describe('surveyRelease and blamePod', () => {
 
   it('lists the workloads that are not ready, in manifest order, with their live objects', () => {
     const rollingDb = live(sts, { spec: { replicas: 1 }, status: { replicas: 1 } });
+    const failingJob = live(job, { status: { failed: 1, conditions: [{ type: 'Failed', status: 'True' }] } });
     const survey = surveyRelease(
       [cm, dep, sts, job],
       cache([
         [cm, null],
         [dep, rollingDeployment],
         [sts, rollingDb],
-        [job, failedJob],
+        [job, failingJob],
       ]),
     );
     expect(survey.condition).toMatchObject({ status: 'False', reason: 'ConfigMapNotReady' });
     expect(survey.workloads.map((w) => [w.ref, w.live])).toEqual([
       [dep, rollingDeployment],
       [sts, rollingDb],
-      [job, failedJob],
+      [job, failingJob],
     ]);
     expect([survey.notReady, survey.total]).toEqual([4, 4]);
+  });
+
+  it('lists none whose controller has made no pod yet (their status counts none): nothing to list', () => {
+    const fresh = live(dep, { spec: { replicas: 1 }, status: {} });
+    const survey = surveyRelease(
+      [dep, job],
+      cache([
+        [dep, fresh],
+        [job, failedJob],
+      ]),
+    );
+    expect(survey.condition.status).toBe('False');
+    expect(survey.workloads).toEqual([]);
   });
 
   it('lists none when the release is ready or unknown, and none that are being deleted', () => {
     expect(surveyRelease([dep], cache([[dep, readyDeployment]])).workloads).toEqual([]);
     expect(surveyRelease([dep], cache([])).workloads).toEqual([]);
-    const deleting = live(dep, { spec: {}, status: {} }, { deletionTimestamp: '2026-01-01T00:00:00Z' });
+    const deleting = live(dep, { spec: {}, status: { replicas: 1 } }, { deletionTimestamp: '2026-01-01T00:00:00Z' });
     expect(surveyRelease([dep], cache([[dep, deleting]])).workloads).toEqual([]);
   });
 

@@ -3,7 +3,7 @@
 // caller passes a cache lookup; the caller may then name a pod's waiting container as the cause (blamePod). Messages
 // carry only kinds, names, counts, controller reasons and pod/container names, never values.
 import type { KubeObject } from '../kube/types.js';
-import { describeCause, isWorkload, type PodCause } from './pods.js';
+import { describeCause, hasPods, isWorkload, type PodCause } from './pods.js';
 import { type Health, objectHealth } from './rules.js';
 
 /** One object of the release manifest, as rendered (namespace absent or '' for cluster-scoped objects). */
@@ -46,7 +46,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** A workload of the release (Deployment, StatefulSet, DaemonSet, Job) that is not ready, as looked up. */
+/** A workload of the release (Deployment, StatefulSet, DaemonSet, Job) that is not ready and has pods, as looked up. */
 export interface NotReadyWorkload<R extends ReleaseObjectRef = ReleaseObjectRef> {
   readonly ref: R;
   readonly live: KubeObject;
@@ -98,7 +98,8 @@ export function surveyRelease<R extends ReleaseObjectRef>(
     if (health.state === 'ready') continue;
     notReady++;
     firstNotReady ??= { ref, health };
-    if (live && health.state !== 'terminating' && isWorkload(ref.apiVersion, ref.kind)) workloads.push({ ref, live });
+    const withPods = live !== null && isWorkload(ref.apiVersion, ref.kind) && hasPods(live);
+    if (withPods && health.state !== 'terminating') workloads.push({ ref, live });
   }
   if (firstNotReady) {
     const { ref, health } = firstNotReady;
