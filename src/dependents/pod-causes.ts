@@ -72,6 +72,7 @@ export class PodCauses {
     let cause: PodCause | undefined;
     try {
       this.lists++;
+      log.debug({ kind: workload.kind, namespace }, 'Listing the pods of a not-ready workload');
       const page = await this.#o.kube.list(PODS, {
         namespace,
         labelSelector: selector,
