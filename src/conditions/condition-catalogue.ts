@@ -12,7 +12,23 @@ export const CONDITION_CATALOGUE = {
   ReleaseFailed: { origin: 'operator-sdk', reasons: ['InstallError', 'UpgradeError', 'UninstallError'] },
   Irreconcilable: { origin: 'operator-sdk', reasons: ['ReconcileError'] },
   Reconciling: { origin: 'ours', reasons: ['HelmStillRunning'] },
-  Ready: { origin: 'ours', reasons: ['AllObjectsReady', '<Kind>NotReady', '<Kind>Failed', 'StatusUnknown'] },
+  Ready: {
+    origin: 'ours',
+    // The last seven: a not-ready workload's pod waiting with that reason (readiness/pods.ts' POD_WAIT_REASONS).
+    reasons: [
+      'AllObjectsReady',
+      '<Kind>NotReady',
+      '<Kind>Failed',
+      'StatusUnknown',
+      'ImagePullBackOff',
+      'ErrImageNeverPull',
+      'InvalidImageName',
+      'CrashLoopBackOff',
+      'CreateContainerConfigError',
+      'CreateContainerError',
+      'RunContainerError',
+    ],
+  },
   Paused: { origin: 'ours', reasons: ['PausedByAnnotation'] },
   ChartRollout: { origin: 'ours', reasons: ['Waiting', 'Halted'] },
   ValuesShadowed: { origin: 'ours', reasons: ['SpecOverridesValuesFrom'] },
@@ -84,7 +100,10 @@ export const conditions = {
     reason: 'HelmStillRunning',
     message,
   }),
-  /** Ready: the reason comes from the readiness rules (AllObjectsReady, `<Kind>NotReady`, `<Kind>Failed`, StatusUnknown). */
+  /**
+   * Ready: the reason comes from the readiness rules (AllObjectsReady, `<Kind>NotReady`, `<Kind>Failed`,
+   * StatusUnknown), or is a not-ready workload's pod's waiting reason (ImagePullBackOff, ...).
+   */
   ready: (state: { status: ConditionStatus; reason: string; message: string }): ConditionInput => ({
     type: 'Ready',
     ...state,

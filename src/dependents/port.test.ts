@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { recordingLogger } from '../../test/fakes/logger.js';
 import { type Logger, silentLogger } from '../core/logger.js';
@@ -6,6 +7,7 @@ import type { DriftCorrection, DriftRepairer, DriftResult } from '../drift/repai
 import { manifestObjects } from '../helm/manifest.js';
 import type { ApiResource, KubeObject } from '../kube/types.js';
 import type { CustomResource } from '../reconciler/types.js';
+import { PodCauses } from './pod-causes.js';
 import { dependentsPort } from './port.js';
 import type { DependentWatcher } from './watcher.js';
 
@@ -360,6 +362,83 @@ describe('dependentsPort.afterDeploy', () => {
       await expect(t.port.afterDeploy(CR, MANIFEST, false, call(silentLogger, AbortSignal.abort()))).rejects.toThrow();
       expect(t.repairs).toEqual([]);
       expect(t.ensured).toEqual([]);
+    });
+  });
+});
+
+describe('dependentsPort: why a workload is not ready, from its pods', () => {
+  const DEPLOYMENT_ONLY = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+`;
+  const deployment = (ready: boolean): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'team', uid: 'd1', generation: 1 },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'web' } } },
+    status: {
+      observedGeneration: 1,
+      replicas: 1,
+      updatedReplicas: 1,
+      ...(ready ? { readyReplicas: 1, availableReplicas: 1 } : {}),
+      conditions: [{ type: 'Available', status: ready ? 'True' : 'False' }],
+    },
+  });
+  const pulling: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web-7d9c-x', namespace: 'team', labels: { app: 'web' } },
+    status: { containerStatuses: [{ name: 'nginx', state: { waiting: { reason: 'ImagePullBackOff' } } }] },
+  };
+
+  function withPods(live: KubeObject, pods: KubeObject[]) {
+    const kube = new FakeKubeApi({ served: KNOWN, objects: pods });
+    const watcher = {
+      ensure() {},
+      async waitForSync() {},
+      get: (res: ApiResource, namespace: string, name: string) =>
+        res.kind === 'Deployment' && namespace === 'team' && name === 'web' ? live : null,
+    } as unknown as DependentWatcher;
+    const repairer = {
+      objectsOf: (m: string) => manifestObjects(m),
+      repair: async () => NOTHING,
+    } as unknown as DriftRepairer;
+    const pods_ = new PodCauses({ kube, clock: new FakeClock(), logger: silentLogger });
+    const port = dependentsPort({ kube, watcher, repairer, events: { event() {} }, pods: pods_ });
+    return { kube, port };
+  }
+
+  it('sends no request at all for a ready release (the hot path): discovery once, then nothing', async () => {
+    const t = withPods(deployment(true), [pulling]);
+    await t.port.afterDeploy(CR, DEPLOYMENT_ONLY, false, call());
+    const first = t.kube.calls.length;
+    const ready = await t.port.afterDeploy(CR, DEPLOYMENT_ONLY, false, call());
+    expect(ready).toEqual({ status: 'True', reason: 'AllObjectsReady', message: '1 object ready' });
+    expect(t.kube.calls.length - first).toBe(0);
+    expect(t.kube.listCalls).toEqual([]);
+  });
+
+  it('names the pod, its container and ImagePullBackOff, and asks for a recheck', async () => {
+    const t = withPods(deployment(false), [pulling]);
+    expect(await t.port.afterDeploy(CR, DEPLOYMENT_ONLY, false, call())).toEqual({
+      status: 'False',
+      reason: 'ImagePullBackOff',
+      message: 'Deployment team/web: pod web-7d9c-x: container nginx: ImagePullBackOff',
+      recheck: true,
+    });
+    expect(t.kube.listCalls).toEqual([expect.objectContaining({ namespace: 'team', labelSelector: 'app=web' })]);
+  });
+
+  it('keeps the workload’s own message while no pod waits with a cause, and still asks for a recheck', async () => {
+    const t = withPods(deployment(false), []);
+    expect(await t.port.afterDeploy(CR, DEPLOYMENT_ONLY, false, call())).toEqual({
+      status: 'False',
+      reason: 'DeploymentNotReady',
+      message: 'Deployment team/web: Available: 0/1',
+      recheck: true,
     });
   });
 });

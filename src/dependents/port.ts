@@ -1,15 +1,16 @@
 // The reconciler's DependentsPort, built from the dependent watcher and the drift repairer: after each successful
 // reconcile it makes sure the manifest's kinds are watched, repairs drift when no helm action ran and reports it
-// (DriftCorrected events, the corrections counter, logs), then reads the objects' readiness from the caches.
-// Built per controller by manager/reconciler.ts.
+// (DriftCorrected events, the corrections counter, logs), then reads the objects' readiness from the caches and,
+// when a workload is not ready, asks its pods why (pod-causes.ts). Built per controller by manager/reconciler.ts.
 // Never throws for a drift it cannot repair (that is a warning event); only aborts propagate.
 import { errFields } from '../core/error-fields.js';
 import type { Logger } from '../core/logger.js';
 import { type DriftCorrection, type DriftFailure, type DriftRepairer, describeCorrection } from '../drift/repair.js';
 import { parseApiVersion } from '../kube/paths.js';
 import type { ApiResource, KubeClient } from '../kube/types.js';
-import { releaseReadiness } from '../readiness/release.js';
+import { blamePod, type ReleaseObjectRef, type ReleaseSurvey, surveyRelease } from '../readiness/release.js';
 import type { CustomResource, DependentsPort, EventSink, Readiness } from '../reconciler/types.js';
+import type { PodCauses } from './pod-causes.js';
 import type { Dependents } from './watcher.js';
 
 export interface DependentsPortOptions {
@@ -21,7 +22,12 @@ export interface DependentsPortOptions {
   readonly onCorrected?: (c: DriftCorrection) => void;
   /** How long a reconcile waits for a dependent kind's first LIST before it reports Ready=Unknown. @default 10_000 */
   readonly syncTimeoutMs?: number;
+  /** Names why a not-ready workload is not ready from its pods. @default none: Ready names the workload's counts */
+  readonly pods?: PodCauses;
 }
+
+/** Not-ready workloads whose pods one reconcile looks at, in manifest order (a LIST each, at most). */
+const MAX_WORKLOADS_LOOKED_AT = 3;
 
 export function dependentsPort(o: DependentsPortOptions): DependentsPort {
   /** Resources already handed to the watcher, by apiVersion + kind: discovery is skipped for them. */
@@ -36,7 +42,8 @@ export function dependentsPort(o: DependentsPortOptions): DependentsPort {
       const kinds = new Set(objects.map((obj) => known.get(`${String(obj.apiVersion)}/${String(obj.kind)}`)));
       const resources = [...kinds].filter((r): r is ApiResource => r !== undefined);
       await o.watcher.waitForSync(resources, o.syncTimeoutMs ?? 10_000, signal);
-      return readinessOf(o.watcher, known, objects, cr.metadata.namespace ?? '');
+      const survey = surveyOf(o.watcher, known, objects, cr.metadata.namespace ?? '');
+      return o.pods ? explain(o.pods, survey, signal, log) : survey.condition;
     },
     forget(key) {
       o.repairer.forget(key);
@@ -66,19 +73,36 @@ async function repairDrift(
 }
 
 /** The Ready condition of the manifest's objects, read from the dependent caches (no API request). */
-function readinessOf(
+function surveyOf(
   watcher: Dependents,
   known: ReadonlyMap<string, ApiResource>,
   objects: readonly Record<string, unknown>[],
   releaseNamespace: string,
-): Readiness {
+): ReleaseSurvey {
   const refs = objects.map((obj) => {
     const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
     const res = known.get(`${String(obj.apiVersion)}/${String(obj.kind)}`);
     const namespace = res && !res.namespaced ? '' : meta.namespace || releaseNamespace;
     return { apiVersion: String(obj.apiVersion), kind: String(obj.kind), namespace, name: meta.name ?? '', res };
   });
-  return releaseReadiness(refs, (ref) => (ref.res ? watcher.get(ref.res, ref.namespace, ref.name) : undefined));
+  return surveyRelease(refs, (ref) => (ref.res ? watcher.get(ref.res, ref.namespace, ref.name) : undefined));
+}
+
+/**
+ * Ready naming a pod's waiting container when a not-ready workload has one (a LIST of its pods, rate-limited), else
+ * the survey's condition. `recheck` asks the reconciler to come back soon while pods are looked at: a pod's state
+ * does not change the workload's status, so no watch event would show it. A ready release sends no request.
+ */
+async function explain(pods: PodCauses, survey: ReleaseSurvey, signal: AbortSignal, log: Logger): Promise<Readiness> {
+  let looked = false;
+  for (const w of survey.workloads.slice(0, MAX_WORKLOADS_LOOKED_AT)) {
+    const ref: ReleaseObjectRef = w.ref;
+    if (!pods.enabled(ref.namespace ?? '')) continue;
+    looked = true;
+    const cause = await pods.cause(w.live, signal, log);
+    if (cause) return { ...blamePod(survey, ref, cause), recheck: true };
+  }
+  return looked ? { ...survey.condition, recheck: true } : survey.condition;
 }
 
 function report(o: DependentsPortOptions, cr: CustomResource, c: DriftCorrection, log: Logger): void {

@@ -8,6 +8,7 @@ import { chartName } from '../config/chart-dir.js';
 import type { Watch } from '../config/watches.js';
 import type { Logger } from '../core/logger.js';
 import { type CrCache, crAccess } from '../crs/access.js';
+import { PodCauses } from '../dependents/pod-causes.js';
 import { dependentsPort } from '../dependents/port.js';
 import { type DriftCorrection, DriftRepairer } from '../drift/repair.js';
 import { createEventRecorder } from '../events/recorder.js';
@@ -89,13 +90,22 @@ export function watchReconciler(o: WatchReconcilerOptions): HelmReconciler {
 
 /** The dependents port: drift repair, and the dependent watches when this watch has watchDependentResources. */
 function dependents(o: WatchReconcilerOptions, events: EventSink, onCorrected: (c: DriftCorrection) => void) {
-  const { kube } = o.parts.options;
+  const { kube, clock } = o.parts.options;
   const watched = o.watch.watchDependentResources ? o.parts.watcher : undefined;
+  // Why a workload is not ready, from its pods: only where Ready is kept current (the dependent watches).
+  const pods = watched && new PodCauses({ kube, clock, logger: o.logger });
   const repairer = new DriftRepairer({
     kube,
     ...(watched ? { cached: watched.get.bind(watched), onApplied: watched.expectEcho.bind(watched) } : {}),
   });
-  return dependentsPort({ kube, ...(watched ? { watcher: watched } : {}), repairer, events, onCorrected });
+  return dependentsPort({
+    kube,
+    ...(watched ? { watcher: watched } : {}),
+    ...(pods ? { pods } : {}),
+    repairer,
+    events,
+    onCorrected,
+  });
 }
 
 /** The ownership post-render step run in-process on a stored manifest, for the CR whose release it is. */

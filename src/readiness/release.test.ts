@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/types.js';
-import { describeRef, type ReleaseObjectRef, readyConditionEqual, releaseReadiness } from './release.js';
+import {
+  blamePod,
+  describeRef,
+  type ReleaseObjectRef,
+  readyConditionEqual,
+  releaseReadiness,
+  surveyRelease,
+} from './release.js';
 
 const ref = (kind: string, name: string, namespace?: string, apiVersion = 'v1'): ReleaseObjectRef =>
   namespace === undefined ? { apiVersion, kind, name } : { apiVersion, kind, name, namespace };
@@ -177,5 +184,78 @@ describe('releaseReadiness with extended refs', () => {
     ];
     const c = releaseReadiness(refs, (r) => (r.watched ? readyDeployment : undefined));
     expect(c).toEqual({ status: 'Unknown', reason: 'StatusUnknown', message: 'Job web/migrate: state not known yet' });
+  });
+});
+
+describe('surveyRelease and blamePod', () => {
+  const sts = ref('StatefulSet', 'db', 'web', 'apps/v1');
+  const cause = { pod: 'api-7d9c-x', container: 'nginx', init: false, reason: 'ImagePullBackOff' } as const;
+
+  it('lists the workloads that are not ready, in manifest order, with their live objects', () => {
+    const rollingDb = live(sts, { spec: { replicas: 1 }, status: { replicas: 1 } });
+    const failingJob = live(job, { status: { failed: 1, conditions: [{ type: 'Failed', status: 'True' }] } });
+    const survey = surveyRelease(
+      [cm, dep, sts, job],
+      cache([
+        [cm, null],
+        [dep, rollingDeployment],
+        [sts, rollingDb],
+        [job, failingJob],
+      ]),
+    );
+    expect(survey.condition).toMatchObject({ status: 'False', reason: 'ConfigMapNotReady' });
+    expect(survey.workloads.map((w) => [w.ref, w.live])).toEqual([
+      [dep, rollingDeployment],
+      [sts, rollingDb],
+      [job, failingJob],
+    ]);
+    expect([survey.notReady, survey.total]).toEqual([4, 4]);
+  });
+
+  it('lists none whose controller has made no pod yet (their status counts none): nothing to list', () => {
+    const fresh = live(dep, { spec: { replicas: 1 }, status: {} });
+    const survey = surveyRelease(
+      [dep, job],
+      cache([
+        [dep, fresh],
+        [job, failedJob],
+      ]),
+    );
+    expect(survey.condition.status).toBe('False');
+    expect(survey.workloads).toEqual([]);
+  });
+
+  it('lists none when the release is ready or unknown, and none that are being deleted', () => {
+    expect(surveyRelease([dep], cache([[dep, readyDeployment]])).workloads).toEqual([]);
+    expect(surveyRelease([dep], cache([])).workloads).toEqual([]);
+    const deleting = live(dep, { spec: {}, status: { replicas: 1 } }, { deletionTimestamp: '2026-01-01T00:00:00Z' });
+    expect(surveyRelease([dep], cache([[dep, deleting]])).workloads).toEqual([]);
+  });
+
+  it('names the pod, its container and the waiting reason, keeping the count of objects not ready', () => {
+    const one = surveyRelease(
+      [cm, dep],
+      cache([
+        [cm, live(cm)],
+        [dep, rollingDeployment],
+      ]),
+    );
+    expect(blamePod(one, dep, cause)).toEqual({
+      status: 'False',
+      reason: 'ImagePullBackOff',
+      message: 'Deployment web/api: pod api-7d9c-x: container nginx: ImagePullBackOff',
+    });
+    const two = surveyRelease(
+      [cm, dep],
+      cache([
+        [cm, null],
+        [dep, rollingDeployment],
+      ]),
+    );
+    expect(blamePod(two, dep, { ...cause, init: true, reason: 'CrashLoopBackOff' })).toEqual({
+      status: 'False',
+      reason: 'CrashLoopBackOff',
+      message: 'Deployment web/api: pod api-7d9c-x: init container nginx: CrashLoopBackOff (2 of 2 objects not ready)',
+    });
   });
 });

@@ -1,7 +1,9 @@
 // Folds the health of every object in a release manifest into one Ready condition: True when all are ready, False
 // named after the first not-ready object in manifest order, Unknown while some state cannot be read yet. Pure; the
-// caller passes a cache lookup. Messages carry only kinds, names, counts and controller reasons, never values.
+// caller passes a cache lookup; the caller may then name a pod's waiting container as the cause (blamePod). Messages
+// carry only kinds, names, counts, controller reasons and pod/container names, never values.
 import type { KubeObject } from '../kube/types.js';
+import { describeCause, hasPods, isWorkload, type PodCause } from './pods.js';
 import { type Health, objectHealth } from './rules.js';
 
 /** One object of the release manifest, as rendered (namespace absent or '' for cluster-scoped objects). */
@@ -44,6 +46,21 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** A workload of the release (Deployment, StatefulSet, DaemonSet, Job) that is not ready and has pods, as looked up. */
+export interface NotReadyWorkload<R extends ReleaseObjectRef = ReleaseObjectRef> {
+  readonly ref: R;
+  readonly live: KubeObject;
+}
+
+/** The Ready condition and what a pod lookup needs to name a cause: the workloads not ready, and the counts. */
+export interface ReleaseSurvey<R extends ReleaseObjectRef = ReleaseObjectRef> {
+  readonly condition: ReadyCondition;
+  /** In manifest order; empty unless the condition is False. */
+  readonly workloads: readonly NotReadyWorkload<R>[];
+  readonly notReady: number;
+  readonly total: number;
+}
+
 /**
  * The Ready condition of a release whose manifest lists `objects`, from the live objects `lookup` returns. Refs may
  * carry extra fields (a resolved ApiResource, say): `lookup` gets each one back as passed.
@@ -52,13 +69,24 @@ export function releaseReadiness<R extends ReleaseObjectRef>(
   objects: readonly R[],
   lookup: LiveLookup<R>,
 ): ReadyCondition {
-  if (objects.length === 0) {
-    return { status: 'True', reason: ALL_OBJECTS_READY, message: 'the release has no objects' };
+  return surveyRelease(objects, lookup).condition;
+}
+
+/** releaseReadiness, with the workloads that are not ready (where blamePod's cause may be found). */
+export function surveyRelease<R extends ReleaseObjectRef>(
+  objects: readonly R[],
+  lookup: LiveLookup<R>,
+): ReleaseSurvey<R> {
+  const total = objects.length;
+  if (total === 0) {
+    const condition = { status: 'True', reason: ALL_OBJECTS_READY, message: 'the release has no objects' } as const;
+    return { condition, workloads: [], notReady: 0, total };
   }
   let firstNotReady: { ref: R; health: Health } | undefined;
   let notReady = 0;
   let firstUnknown: R | undefined;
   let unknown = 0;
+  const workloads: NotReadyWorkload<R>[] = [];
   for (const ref of objects) {
     const live = lookup(ref);
     if (live === undefined) {
@@ -70,26 +98,41 @@ export function releaseReadiness<R extends ReleaseObjectRef>(
     if (health.state === 'ready') continue;
     notReady++;
     firstNotReady ??= { ref, health };
+    const withPods = live !== null && isWorkload(ref.apiVersion, ref.kind) && hasPods(live);
+    if (withPods && health.state !== 'terminating') workloads.push({ ref, live });
   }
-  const total = objects.length;
   if (firstNotReady) {
     const { ref, health } = firstNotReady;
-    const more = notReady > 1 ? ` (${notReady} of ${total} objects not ready)` : '';
-    return {
+    const condition: ReadyCondition = {
       status: 'False',
       reason: reasonFor(ref.kind, health.state === 'failed' ? 'Failed' : 'NotReady'),
-      message: `${describeRef(ref)}: ${health.message}${more}`,
+      message: `${describeRef(ref)}: ${health.message}${moreNotReady(notReady, total)}`,
     };
+    return { condition, workloads, notReady, total };
   }
   if (firstUnknown) {
     const more = unknown > 1 ? ` (${unknown} of ${total} objects unknown)` : '';
-    return {
-      status: 'Unknown',
-      reason: STATUS_UNKNOWN,
-      message: `${describeRef(firstUnknown)}: state not known yet${more}`,
-    };
+    const message = `${describeRef(firstUnknown)}: state not known yet${more}`;
+    return { condition: { status: 'Unknown', reason: STATUS_UNKNOWN, message }, workloads: [], notReady, total };
   }
-  return { status: 'True', reason: ALL_OBJECTS_READY, message: `${plural(total, 'object')} ready` };
+  const condition = { status: 'True', reason: ALL_OBJECTS_READY, message: `${plural(total, 'object')} ready` } as const;
+  return { condition, workloads: [], notReady, total };
+}
+
+function moreNotReady(notReady: number, total: number): string {
+  return notReady > 1 ? ` (${notReady} of ${total} objects not ready)` : '';
+}
+
+/**
+ * Ready=False naming a pod's waiting container as the reason the workload is not ready: reason = the waiting reason
+ * (`ImagePullBackOff`), message `Deployment ns/web: pod web-7d9c-x: container nginx: ImagePullBackOff`.
+ */
+export function blamePod(survey: ReleaseSurvey, workload: ReleaseObjectRef, cause: PodCause): ReadyCondition {
+  return {
+    status: 'False',
+    reason: cause.reason,
+    message: `${describeRef(workload)}: ${describeCause(cause)}${moreNotReady(survey.notReady, survey.total)}`,
+  };
 }
 
 export function readyConditionEqual(a: ReadyCondition, b: ReadyCondition): boolean {

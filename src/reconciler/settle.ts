@@ -1,10 +1,12 @@
 // The last phase of a reconcile that reached a deployed release: remember what it deployed (status manifest, objects
 // outside the namespace), hand the manifest to the dependents port (watches, drift repair, readiness), then set the
-// Deployed status with Ready and any chart-rollout hold, and say when to come back. Called by reconciler.ts.
+// Deployed status with Ready and any chart-rollout hold (and the event of a pod's cause), and say when to come back:
+// sooner while a not-ready workload's pods are watched for a cause. Called by reconciler.ts.
 
+import { findCondition } from '../conditions/conditions.js';
 import type { Outcome } from '../controller/contract.js';
 import type { Inputs } from './inputs/inputs.js';
-import { periodicRequeue } from './inputs/period.js';
+import { periodicRequeue, recheckRequeue } from './inputs/period.js';
 import { hideSecrets } from './inputs/values-from.js';
 import type { HelmReconcilerOptions } from './options.js';
 import { successReason } from './release/decide.js';
@@ -12,12 +14,13 @@ import type { OwnedManifestMemo } from './release/owned-manifest.js';
 import type { HelmStep } from './release/step.js';
 import { settleRollout } from './rollout/step.js';
 import type { ReconcileRun } from './run.js';
-import { deployed } from './status/draft.js';
+import { deployed, notePodCause } from './status/draft.js';
 import type { StatusReleaseMemo } from './status/status-manifest.js';
 import type { OutsideObjects } from './types.js';
 
 export interface SettleDeps extends Pick<HelmReconcilerOptions, 'dependents' | 'periodJitter'> {
   readonly statusRelease: StatusReleaseMemo;
+  readonly podCauseEvents: Map<string, string>;
   readonly outside: OutsideObjects;
   readonly owned: OwnedManifestMemo;
 }
@@ -43,5 +46,10 @@ export async function settle(
   const reason = successReason(step.action, rel.version);
   const notes = hideSecrets(rel.info.notes ?? '', inputs.secrets);
   const status = deployed(run, step.handled, { reason, notes, release, ready });
-  return settleRollout(run, { status, hold: step.hold, requeue });
+  notePodCause(run, status, d.podCauseEvents);
+  const since = Date.parse(findCondition(status.conditions, 'Ready')?.lastTransitionTime ?? '');
+  const next = ready?.recheck
+    ? recheckRequeue(requeue, run.now() - (Number.isNaN(since) ? run.now() : since))
+    : requeue;
+  return settleRollout(run, { status, hold: step.hold, requeue: next });
 }

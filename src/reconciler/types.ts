@@ -124,6 +124,11 @@ export interface Readiness {
   readonly status: 'True' | 'False' | 'Unknown';
   readonly reason: string;
   readonly message: string;
+  /**
+   * A workload is not ready and its pods were looked at: reconcile again soon (settle.ts backs off), since a pod's
+   * waiting state changes no watched object. @default false
+   */
+  readonly recheck?: boolean;
 }
 
 /** A CR's release options from its annotations (each parsed once per reconcile; inputs/annotations.ts reads them). */

@@ -31,6 +31,8 @@ export interface WatchKit extends HelmReconcilerOptions {
   readonly adoptInBackground: boolean;
   /** The deployed manifest with the ownership marks, for drift repair (an adopted release's lacks them). */
   readonly owned: OwnedManifestMemo;
+  /** Per CR, the pod cause (Ready's reason) last sent as an event, until Ready is True: one event per episode. */
+  readonly podCauseEvents: Map<string, string>;
 }
 
 export function watchKit(options: HelmReconcilerOptions): WatchKit {
@@ -39,7 +41,9 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
   const adoption = options.adoption ?? new AdoptionQueue({ signal: new AbortController().signal });
   const owned = new OwnedManifestMemo(options.ownedManifest);
   const uninstalls = options.uninstalls ?? uninstallQueue<CustomResource>({ inFlight: options.inFlight });
+  const podCauseEvents = new Map<string, string>();
   const forget = (key: string) => {
+    podCauseEvents.delete(key);
     outside.forget(key);
     adoption.forget(key);
     owned.forget(key);
@@ -58,6 +62,7 @@ export function watchKit(options: HelmReconcilerOptions): WatchKit {
     outside,
     deletion: new ReleaseDeletion({ ...options, outside, forget, uninstalls }),
     adoption,
+    podCauseEvents,
     adoptInBackground: options.adoption !== undefined,
     owned,
   };

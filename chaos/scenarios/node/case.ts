@@ -7,7 +7,7 @@ import { brief } from '../kills/checks.ts';
 import type { Fleet, Verdict } from './fleet.ts';
 
 export interface NodeCase {
-  /** For --cases= ("kubelet", "containerd", "oom", "evict", "partition", "image", "hook"). */
+  /** For --cases= ("kubelet", "containerd", "oom", "evict", "partition", "imagepull", "hook"). */
   readonly name: string;
   readonly title: string;
   run(c: CaseContext): Promise<Row[]>;

@@ -11,12 +11,21 @@ import { pickSeed } from '../kills/model.ts';
 import type { CaseContext, NodeCase } from './case.ts';
 import { containerdCase, kubeletCase } from './cases-daemons.ts';
 import { hookCase } from './cases-hook.ts';
+import { imageCase } from './cases-image.ts';
 import { evictCase, partitionCase } from './cases-leader.ts';
 import { oomCase } from './cases-oom.ts';
 import { buildAndLoad, deploy, operatorsReady } from './deploy.ts';
 import { fleetFor, NS } from './fleet.ts';
 
-const CASES: readonly NodeCase[] = [kubeletCase, containerdCase, hookCase, evictCase, partitionCase, oomCase];
+const CASES: readonly NodeCase[] = [
+  kubeletCase,
+  containerdCase,
+  imageCase,
+  hookCase,
+  evictCase,
+  partitionCase,
+  oomCase,
+];
 const CRS = 50;
 const REPLICAS = 2;
 

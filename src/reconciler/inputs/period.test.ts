@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PERIOD_JITTER, periodicRequeue } from './period.js';
+import { PERIOD_JITTER, periodicRequeue, recheckRequeue } from './period.js';
 
 describe('periodicRequeue', () => {
   it('asks for no requeue when the period is 0', () => {
@@ -22,5 +22,22 @@ describe('periodicRequeue', () => {
 
   it('never asks for less than 1 ms', () => {
     expect(periodicRequeue(1, () => 0)).toEqual({ requeueAfterMs: 1 });
+  });
+});
+
+describe('recheckRequeue', () => {
+  it.each([
+    [0, 5_000],
+    [9_000, 5_000],
+    [20_000, 10_000],
+    [80_000, 40_000],
+    [3_600_000, 60_000],
+  ])('not ready for %i ms: comes back after %i ms', (since, delay) => {
+    expect(recheckRequeue({ requeueAfterMs: 600_000 }, since)).toEqual({ requeueAfterMs: delay });
+    expect(recheckRequeue({}, since)).toEqual({ requeueAfterMs: delay });
+  });
+
+  it('keeps a periodic requeue that is sooner already', () => {
+    expect(recheckRequeue({ requeueAfterMs: 3_000 }, 0)).toEqual({ requeueAfterMs: 3_000 });
   });
 });

@@ -168,9 +168,14 @@ export function withShadowing(s: HelmAppStatus, message: string | undefined, now
 /** The Ready condition set from the release's objects; removed when they are not watched (it would go stale). */
 export function withReadiness(s: HelmAppStatus, ready: Readiness | undefined, now: number): HelmAppStatus {
   const conditions = ready
-    ? setCondition(s.conditions, condition.ready({ ...ready, message: trim(ready.message) }), now)
+    ? setCondition(s.conditions, condition.ready({ ...readyFields(ready), message: trim(ready.message) }), now)
     : removeCondition(s.conditions, 'Ready');
   return { ...s, conditions };
+}
+
+/** The condition's fields of a Readiness (not its recheck hint, which is no status). */
+function readyFields({ status, reason, message }: Readiness): Pick<Readiness, 'status' | 'reason' | 'message'> {
+  return { status, reason, message };
 }
 
 /** What every status keeps from the one before: observedGeneration and the handled requests (requests.ts). */

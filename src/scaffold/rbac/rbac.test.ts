@@ -43,7 +43,7 @@ describe.skipIf(helmBin === undefined)(
     it('cover what its default values render: Deployment, Service, ServiceAccount, not the test Pod, HPA or Ingress', async () => {
       await helm.create({ name: 'web', dir, signal: signal() });
       const { rules, warnings } = await rulesForKind(kindInput(), { helm }, signal());
-      expect(resources(rules, '')).toEqual(['serviceaccounts', 'services']);
+      expect(resources(rules, '')).toEqual(['pods', 'serviceaccounts', 'services']); // pods: get, list (Ready's cause)
       expect(resources(rules, 'apps')).toEqual(['deployments']);
       expect(resources(rules, 'autoscaling')).toEqual([]);
       expect(resources(rules, 'networking.k8s.io')).toEqual([]);
@@ -90,7 +90,7 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
     );
     await writeFile(
       join(project, 'config/rbac/role.yaml'),
-      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\n  labels:\n    team: a\nrules:\n- apiGroups: [""]\n  resources: [pods]\n  verbs: [get]\n',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\n  labels:\n    team: a\nrules:\n- apiGroups: [""]\n  resources: [pods/log]\n  verbs: [get]\n',
     );
     const result = await generateRbac({ projectDir: project }, { helm }, signal());
     const role = parse(await readFile(join(project, 'config/rbac/role.yaml'), 'utf8'));
@@ -100,11 +100,14 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
       'configmaps',
       'events',
       'pods',
+      'pods/log',
       'secrets',
       'serviceaccounts',
       'services',
     ]);
     expect(resources(result.rules, 'apps')).toEqual(['deployments']);
+    // Derived: the operator lists a not-ready Deployment's pods to name why (Ready's ImagePullBackOff, ...).
+    expect(result.rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] });
     expect(resources(result.rules, 'demo.example.com')).toEqual([
       'nginxes',
       'nginxes/finalizers',
@@ -114,10 +117,10 @@ describe.skipIf(helmBin === undefined)('generateRbac', { timeout: 30_000 }, () =
       'webbies/status',
     ]);
     // The hand-added rule is kept, named in a warning, and regeneration is stable.
-    expect(result.rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get'] });
+    expect(result.rules).toContainEqual({ apiGroups: [''], resources: ['pods/log'], verbs: ['get'] });
     expect(result.warnings).toContainEqual(
       expect.stringMatching(
-        /^config\/rbac\/role\.yaml: kept a rule .*\(get on pods\).*belong in config\/rbac\/extra_role\.yaml/,
+        /^config\/rbac\/role\.yaml: kept a rule .*\(get on pods\/log\).*belong in config\/rbac\/extra_role\.yaml/,
       ),
     );
     const first = await readFile(join(project, 'config/rbac/role.yaml'), 'utf8');

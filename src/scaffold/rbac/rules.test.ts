@@ -22,12 +22,20 @@ describe('chartRules', () => {
     ].join('');
     const { rules, warnings, kinds } = await chartRules({ chart: 'charts/web', manifest }, signal());
     expect(mergeRules(rules)).toEqual([
+      // A workload's pods are read to name why it is not ready (Ready's ImagePullBackOff, ...).
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
       { apiGroups: [''], resources: ['serviceaccounts'], verbs: ALL },
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ALL },
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ALL },
     ]);
     expect(kinds).toEqual(['apps/v1 Deployment', 'batch/v1 Job', 'v1 ServiceAccount']);
     expect(warnings).toEqual([]);
+  });
+
+  it('grants no pod read for a chart without workloads', async () => {
+    const manifest = doc('web/templates/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n');
+    const { rules } = await chartRules({ chart: 'charts/web', manifest }, signal());
+    expect(rules).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ALL }]);
   });
 
   it("takes plural and scope of the chart's own CRDs, from crds/ or templates", async () => {

@@ -126,6 +126,14 @@ export function defaultChartRules(): PolicyRule[] {
   ];
 }
 
+/** Kinds whose pods the operator reads (get, list) to say why one is not ready: Ready names a pod's waiting reason. */
+const POD_OWNERS = new Set(['apps/Deployment', 'apps/StatefulSet', 'apps/DaemonSet', 'batch/Job']);
+
+/** Read access to pods: a LIST by a not-ready workload's selector (dependents/pod-causes.ts). */
+export function podReadRule(): PolicyRule {
+  return { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] };
+}
+
 /** What the operator does to its CRs: read and watch them, patch finalizers, update (never create or delete). */
 export const CR_VERBS = ['get', 'list', 'patch', 'update', 'watch'] as const;
 
@@ -165,6 +173,9 @@ export async function chartRules(input: ChartRulesInput, signal: AbortSignal): P
     rules.push({ apiGroups: [group], resources: [info.resource], verbs: [...CHART_VERBS] });
   }
   if (unknown.size > 0) throw new UnknownKindError(input.chart, [...unknown.values()], input.discover !== undefined);
+  if ([...kinds].some((k) => POD_OWNERS.has(`${groupOf(k.split(' ')[0] ?? '')}/${k.split(' ')[1] ?? ''}`))) {
+    rules.push(podReadRule());
+  }
   const warnings: string[] = [];
   const rbac = rbacObjectRules(full);
   if (rbac.length > 0) {
