@@ -1,13 +1,26 @@
 // Case 3 of the node group: the operator's memory. First, with the scaffold's limits, the highest memory over the
 // churn (the container's cgroup peak and the operator process' peak RSS) and the margin to the limit. Then an overlay
 // sets the limit low on purpose (below the operator's measured peak): the kernel OOM-kills it, which shows in the pod
-// status (OOMKilled) and `kubectl get pods`; restoring the scaffold's limit converges everything, nothing pending.
+// status (OOMKilled) and `kubectl get pods`. One kill is made to land while helm runs in the container (below), so
+// that a release is left pending-*; restoring the scaffold's limit converges everything, nothing left pending.
 // Used by index.ts; leaves the scaffold's deployment in place when it returns.
+import { existsSync } from 'node:fs';
 import { until } from '../../../test/support/until.ts';
+import { pendingRecords, releaseRecords } from '../../kit/kube.ts';
 import { row, seconds } from '../../kit/scenario.ts';
 import { type CaseContext, churnAround, type NodeCase, tallyRows } from './case.ts';
-import { deploy, OPERATOR_NS, operatorPods, operatorsReady, podLogs } from './deploy.ts';
-import { cgroupPeakBytes, containerCgroup, operatorPid, peakRss } from './pod-host.ts';
+import { deploy, OPERATOR_NS, type OperatorPod, operatorPods, operatorsReady, podLogs } from './deploy.ts';
+import { NS } from './fleet.ts';
+import {
+  cgroupLimitBytes,
+  cgroupPeakBytes,
+  containerCgroup,
+  helmPids,
+  oomKillNow,
+  operatorPid,
+  peakRss,
+  podContainerDirs,
+} from './pod-host.ts';
 
 const MiB = 1024 * 1024;
 const SCAFFOLD_LIMIT = 512 * MiB;
@@ -31,6 +44,54 @@ async function peaks(c: CaseContext): Promise<{ cgroup: number; rss: number }> {
   return { cgroup, rss };
 }
 
+/** The OOM kill made to land mid-helm: the pod, when (ms after the low limit's apply), the releases left pending. */
+interface Strike {
+  readonly pod: string;
+  readonly ms: number;
+  readonly helm: number;
+  readonly pending: string[];
+}
+
+/**
+ * Waits until an operator container under the low limit (`lowBytes`) runs a helm child, then has the kernel OOM-kill
+ * its operator process at that moment (pod-host.ts oomKillNow), and reads the releases left pending-* once it is gone:
+ * helm died with it (the container's PID namespace ends with its PID 1) in the middle of an install or upgrade.
+ */
+async function oomKillMidHelm(c: CaseContext, lowBytes: number, t0: number): Promise<Strike | undefined> {
+  let pods: OperatorPod[] = [];
+  let listed = 0;
+  return until(
+    'a helm child in an operator container under the low limit, OOM-killed with it',
+    async () => {
+      if (performance.now() - listed > 1_000) {
+        pods = (await operatorPods(c.k)).filter((p) => !p.deleting);
+        listed = performance.now();
+      }
+      for (const p of pods) {
+        for (const dir of podContainerDirs(p.uid)) {
+          if (!existsSync(dir) || cgroupLimitBytes(dir) > lowBytes) continue;
+          const helm = helmPids(dir).length;
+          const pid = helm > 0 ? operatorPid(dir) : undefined;
+          if (pid === undefined) continue;
+          oomKillNow(dir, pid);
+          await until('the OOM-killed operator process gone', () => !existsSync(`/proc/${pid}`), {
+            timeoutMs: 30_000,
+            everyMs: 20,
+            signal: c.ctx.signal,
+          });
+          const pending = pendingRecords(await releaseRecords(c.k, NS)).pending;
+          return { pod: p.name, ms: performance.now() - t0, helm, pending };
+        }
+      }
+      return false;
+    },
+    { timeoutMs: 180_000, everyMs: 50, signal: c.ctx.signal },
+  ).catch((err: unknown) => {
+    c.log(`no OOM kill mid-helm: ${String(err).split('\n')[0]}`);
+    return undefined;
+  });
+}
+
 export const oomCase: NodeCase = {
   name: 'oom',
   title: '3 operator OOM-killed',
@@ -43,6 +104,7 @@ export const oomCase: NodeCase = {
     );
 
     let oom: { pod: string; ms: number } | undefined;
+    let strike: Strike | undefined;
     let getPods = '';
     let described = '';
     let previousLog = '';
@@ -50,10 +112,14 @@ export const oomCase: NodeCase = {
     const churn = c.fleet.churn(c.ctx.signal);
     try {
       await deploy(c.ctx, c.k, { replicas: 2, memoryLimit: `${low}Mi` });
+      strike = await oomKillMidHelm(c, low * MiB, t0);
+      c.log(strike ? `OOM kill mid-helm: ${JSON.stringify(strike)}` : 'no OOM kill mid-helm');
       oom = await until(
         'an operator container OOMKilled',
         async () => {
-          const hit = (await operatorPods(c.k)).find((p) => p.lastTerminated === 'OOMKilled');
+          const hit = (await operatorPods(c.k)).find(
+            (p) => p.lastTerminated === 'OOMKilled' && (!strike || p.name === strike.pod),
+          );
           return hit && { pod: hit.name, ms: performance.now() - t0 };
         },
         { timeoutMs: 180_000, everyMs: 500, signal: c.ctx.signal },
@@ -118,6 +184,14 @@ export const oomCase: NodeCase = {
         oom ? `${seconds(oom.ms)}: ${oom.pod}; get pods: ${statusOf(getPods, oom.pod)}; ${described}` : 'never',
         'OOMKilled',
         oom !== undefined && statusOf(getPods, oom.pod).includes('OOMKilled') && described.includes('OOMKilled'),
+      ),
+      row(
+        `${this.title}: an OOM kill while helm ran in the container (releases pending-* right after it)`,
+        strike
+          ? `${seconds(strike.ms)}: ${strike.pod}, ${strike.helm} helm running; pending: ${strike.pending.join(', ') || 'none'}`
+          : 'none',
+        '≥ 1 pending',
+        strike !== undefined && strike.pending.length > 0,
       ),
       row(
         `${this.title}: the killed container's log (kubectl logs --previous): started, cut off with no shutdown`,
