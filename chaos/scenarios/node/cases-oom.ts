@@ -15,7 +15,7 @@ import {
   cgroupLimitBytes,
   cgroupPeakBytes,
   containerCgroup,
-  helmPids,
+  helmWrites,
   oomKillNow,
   operatorPid,
   peakRss,
@@ -47,21 +47,26 @@ async function peaks(c: CaseContext): Promise<{ cgroup: number; rss: number }> {
 /** The OOM kill made to land mid-helm: the pod, when (ms after the low limit's apply), the releases left pending. */
 interface Strike {
   readonly pod: string;
+  /** Its container id (the cgroup folder's name). */
+  readonly container: string;
   readonly ms: number;
   readonly helm: number;
   readonly pending: string[];
+  /** The pod status' lastState.terminated of that container (reason, exit code, id). */
+  readonly lastState?: string;
 }
 
 /**
- * Waits until an operator container under the low limit (`lowBytes`) runs a helm child, then has the kernel OOM-kill
- * its operator process at that moment (pod-host.ts oomKillNow), and reads the releases left pending-* once it is gone:
- * helm died with it (the container's PID namespace ends with its PID 1) in the middle of an install or upgrade.
+ * Waits until an operator container under the low limit (`lowBytes`) runs a helm install or upgrade whose release is
+ * recorded pending-*, then has the kernel OOM-kill its operator process at that moment (pod-host.ts oomKillNow), and
+ * reads the releases left pending-* once it is gone: helm died with it (the container's PID namespace ends with its
+ * PID 1) in the middle of the install or upgrade. Then waits for the pod's status to record that container's end.
  */
 async function oomKillMidHelm(c: CaseContext, lowBytes: number, t0: number): Promise<Strike | undefined> {
   let pods: OperatorPod[] = [];
   let listed = 0;
-  return until(
-    'a helm child in an operator container under the low limit, OOM-killed with it',
+  const strike = await until(
+    'a helm install or upgrade, its release pending-*, in an operator container under the low limit',
     async () => {
       if (performance.now() - listed > 1_000) {
         pods = (await operatorPods(c.k)).filter((p) => !p.deleting);
@@ -70,9 +75,10 @@ async function oomKillMidHelm(c: CaseContext, lowBytes: number, t0: number): Pro
       for (const p of pods) {
         for (const dir of podContainerDirs(p.uid)) {
           if (!existsSync(dir) || cgroupLimitBytes(dir) > lowBytes) continue;
-          const helm = helmPids(dir).length;
+          const helm = helmWrites(dir).length;
           const pid = helm > 0 ? operatorPid(dir) : undefined;
           if (pid === undefined) continue;
+          if (pendingRecords(await releaseRecords(c.k, NS)).pending.length === 0) continue;
           oomKillNow(dir, pid);
           await until('the OOM-killed operator process gone', () => !existsSync(`/proc/${pid}`), {
             timeoutMs: 30_000,
@@ -80,7 +86,7 @@ async function oomKillMidHelm(c: CaseContext, lowBytes: number, t0: number): Pro
             signal: c.ctx.signal,
           });
           const pending = pendingRecords(await releaseRecords(c.k, NS)).pending;
-          return { pod: p.name, ms: performance.now() - t0, helm, pending };
+          return { pod: p.name, container: dir.split('/').at(-1) ?? '', ms: performance.now() - t0, helm, pending };
         }
       }
       return false;
@@ -90,6 +96,19 @@ async function oomKillMidHelm(c: CaseContext, lowBytes: number, t0: number): Pro
     c.log(`no OOM kill mid-helm: ${String(err).split('\n')[0]}`);
     return undefined;
   });
+  if (!strike) return undefined;
+  // The kubelet records that very container's end (it restarts it at once, and the next may end too).
+  const lastState = await until(
+    'the struck container recorded as terminated',
+    async () => {
+      const pod = await c.k.core.readNamespacedPod({ name: strike.pod, namespace: OPERATOR_NS });
+      const t = pod.status?.containerStatuses?.[0]?.lastState?.terminated;
+      const ended = t?.containerID?.endsWith(strike.container) ? t : undefined;
+      return ended && JSON.stringify({ reason: t?.reason, exitCode: t?.exitCode, containerID: t?.containerID });
+    },
+    { timeoutMs: 60_000, everyMs: 100, signal: c.ctx.signal },
+  ).catch(() => 'not recorded');
+  return { ...strike, lastState };
 }
 
 export const oomCase: NodeCase = {
@@ -131,12 +150,13 @@ export const oomCase: NodeCase = {
           'kubectl get pods showing OOMKilled',
           async () => {
             const text = await c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS]);
-            return /OOMKilled/.test(text) && text;
+            return statusOf(text, pod).includes('OOMKilled') && text;
           },
-          { timeoutMs: 90_000, everyMs: 250, signal: c.ctx.signal },
+          { timeoutMs: 90_000, everyMs: 200, signal: c.ctx.signal },
         ).catch(async () => c.k.kubectl(['get', 'pods', '-n', OPERATOR_NS]));
         const jp = 'jsonpath={.status.containerStatuses[0].lastState.terminated}';
-        described = await c.k.kubectl(['get', 'pod', '-n', OPERATOR_NS, pod, '-o', jp]).catch(() => '');
+        described =
+          strike?.lastState ?? (await c.k.kubectl(['get', 'pod', '-n', OPERATOR_NS, pod, '-o', jp]).catch(() => ''));
         // The kubelet may still be restarting the container: its previous log is there once it runs again.
         previousLog = await until(
           'the killed container log',
@@ -188,10 +208,10 @@ export const oomCase: NodeCase = {
       row(
         `${this.title}: an OOM kill while helm ran in the container (releases pending-* right after it)`,
         strike
-          ? `${seconds(strike.ms)}: ${strike.pod}, ${strike.helm} helm running; pending: ${strike.pending.join(', ') || 'none'}`
+          ? `${seconds(strike.ms)}: ${strike.pod}, ${strike.helm} helm install/upgrade running; pending right after: ${strike.pending.join(', ') || 'none'}; that container's lastState: ${strike.lastState}`
           : 'none',
         '≥ 1 pending',
-        strike !== undefined && strike.pending.length > 0,
+        strike !== undefined && strike.pending.length > 0 && strike.lastState?.includes('OOMKilled') === true,
       ),
       row(
         `${this.title}: the killed container's log (kubectl logs --previous): started, cut off with no shutdown`,

@@ -70,11 +70,13 @@ export function cgroupLimitBytes(dir: string): number {
   return Number(readFileSync(join(dir, 'memory.limit_in_bytes'), 'utf8').trim());
 }
 
-/** The helm processes in the cgroup (their comm starts with `helm`). */
-export function helmPids(dir: string): number[] {
+/** The helm installs and upgrades running in the cgroup (argv `helm install|upgrade …`, not a `--dry-run`). */
+export function helmWrites(dir: string): number[] {
   return cgroupPids(dir).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('helm');
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const helm = (argv[0] ?? '').split('/').at(-1)?.startsWith('helm') === true;
+      return helm && ['install', 'upgrade'].includes(argv[1] ?? '') && !argv.some((a) => a.startsWith('--dry-run'));
     } catch {
       return false;
     }
