@@ -51,6 +51,7 @@ interface Strike {
   readonly container: string;
   readonly ms: number;
   readonly helm: number;
+  /** The releases helm was installing or upgrading when it was killed, still pending-* right after. */
   readonly pending: string[];
   /** The pod status' lastState.terminated of that container (reason, exit code, id). */
   readonly lastState?: string;
@@ -75,18 +76,23 @@ async function oomKillMidHelm(c: CaseContext, lowBytes: number, t0: number): Pro
       for (const p of pods) {
         for (const dir of podContainerDirs(p.uid)) {
           if (!existsSync(dir) || cgroupLimitBytes(dir) > lowBytes) continue;
-          const helm = helmWrites(dir).length;
-          const pid = helm > 0 ? operatorPid(dir) : undefined;
+          const writes = helmWrites(dir);
+          const pid = writes.length > 0 ? operatorPid(dir) : undefined;
           if (pid === undefined) continue;
-          if (pendingRecords(await releaseRecords(c.k, NS)).pending.length === 0) continue;
+          // Its release recorded pending-*: helm is past its start, in the middle of the install or upgrade.
+          const before = pendingRecords(await releaseRecords(c.k, NS)).pending;
+          const cut = writes.map((w) => w.release).filter((r) => before.some((p) => p.startsWith(`${r}:`)));
+          if (cut.length === 0) continue;
           oomKillNow(dir, pid);
           await until('the OOM-killed operator process gone', () => !existsSync(`/proc/${pid}`), {
             timeoutMs: 30_000,
             everyMs: 20,
             signal: c.ctx.signal,
           });
-          const pending = pendingRecords(await releaseRecords(c.k, NS)).pending;
-          return { pod: p.name, container: dir.split('/').at(-1) ?? '', ms: performance.now() - t0, helm, pending };
+          const after = pendingRecords(await releaseRecords(c.k, NS)).pending;
+          const pending = after.filter((a) => cut.some((r) => a.startsWith(`${r}:`)));
+          const container = dir.split('/').at(-1) ?? '';
+          return { pod: p.name, container, ms: performance.now() - t0, helm: writes.length, pending };
         }
       }
       return false;

@@ -70,15 +70,16 @@ export function cgroupLimitBytes(dir: string): number {
   return Number(readFileSync(join(dir, 'memory.limit_in_bytes'), 'utf8').trim());
 }
 
-/** The helm installs and upgrades running in the cgroup (argv `helm install|upgrade …`, not a `--dry-run`). */
-export function helmWrites(dir: string): number[] {
-  return cgroupPids(dir).filter((pid) => {
+/** The helm installs and upgrades running in the cgroup (`helm install|upgrade RELEASE …`, not a `--dry-run`). */
+export function helmWrites(dir: string): { pid: number; release: string }[] {
+  return cgroupPids(dir).flatMap((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       const helm = (argv[0] ?? '').split('/').at(-1)?.startsWith('helm') === true;
-      return helm && ['install', 'upgrade'].includes(argv[1] ?? '') && !argv.some((a) => a.startsWith('--dry-run'));
+      const write = ['install', 'upgrade'].includes(argv[1] ?? '') && !argv.some((a) => a.startsWith('--dry-run'));
+      return helm && write ? [{ pid, release: argv[2] ?? '' }] : [];
     } catch {
-      return false;
+      return [];
     }
   });
 }
