@@ -139,7 +139,7 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
         : undefined;
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
-    const stop = stopOnSignals(logger);
+    const stop = stopOnSignals(logger, opts.gracefulShutdownTimeoutMs);
     const compaction = opts.compactWhenIdleMs > 0 && [
       idleCompaction({
         gc: fullGc(),
@@ -180,6 +180,7 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
         },
         lease: lease && { ...lease, identity, timing },
         shards: sharding,
+        shutdownGraceMs: opts.gracefulShutdownTimeoutMs,
       },
       stop,
     );
@@ -194,11 +195,14 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
 }
 
 /**
- * SIGTERM and SIGINT abort the returned signal: the operator stops taking work and waits for running helm
- * processes (SIGTERM is sent to them). Persistent listeners (not `once`), so that every signal is handled here. A
- * second signal exits at once, after sending SIGTERM to the helm processes still running.
+ * SIGTERM and SIGINT abort the returned signal, a graceful stop: the operator starts no reconcile any more and lets
+ * the running ones and their helm finish, for at most `graceMs` (then the manager stops helm), before it releases
+ * its lease and exits 0. helm is not signalled: it runs in process groups of its own (helm/process.ts), so a
+ * terminal's Ctrl-C to the operator's group does not reach it either. Persistent listeners (not `once`), so that
+ * every signal is handled here. A second signal exits at once (1), after sending SIGTERM to the helm processes still
+ * running (a release they leave pending-* is recovered by the next leader).
  */
-function stopOnSignals(logger: Logger): AbortSignal {
+function stopOnSignals(logger: Logger, graceMs: number): AbortSignal {
   const stop = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (stop.signal.aborted) {
@@ -206,7 +210,10 @@ function stopOnSignals(logger: Logger): AbortSignal {
       stopRunningProcesses();
       process.exit(1);
     }
-    logger.info({ signal: sig }, 'Stopping: waiting for running helm processes (SIGTERM sent to them)');
+    logger.info(
+      { signal: sig, graceMs },
+      'Stopping: waiting for running helm processes to finish; no new reconcile starts',
+    );
     stop.abort(new Error(`received ${sig}`));
   };
   process.on('SIGTERM', onSignal);

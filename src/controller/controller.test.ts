@@ -171,3 +171,78 @@ describe('with an admit gate (sharding)', () => {
     expect(reconciled).toEqual(['ns/mine']);
   });
 });
+
+describe('a graceful stop', () => {
+  it('takes no new key, lets the running reconcile finish unaborted, then stops the sources and resolves', async () => {
+    const cancel = new AbortController();
+    const stop = new AbortController();
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    let seen: AbortSignal | undefined;
+    const c = new Controller({
+      name: 'x-controller',
+      concurrency: 1,
+      clock: realClock,
+      logger: silentLogger,
+      reconcile: async (key, signal) => {
+        started.push(key);
+        seen = signal;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return {};
+      },
+    });
+    const src = source();
+    let sourceStopped = false;
+    c.addSource({
+      ...src,
+      start: async (s) => {
+        await src.start(s);
+        sourceStopped = true;
+      },
+    });
+    c.enqueue('ns/running');
+    c.enqueue('ns/queued');
+    const run = c.run(cancel.signal, stop.signal);
+    await expect.poll(() => started).toEqual(['ns/running']);
+    stop.abort();
+    let resolved = false;
+    void run.then(() => {
+      resolved = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect({ resolved, sourceStopped, aborted: seen?.aborted }).toEqual({
+      resolved: false,
+      sourceStopped: false,
+      aborted: false,
+    });
+    release();
+    await run;
+    expect(started).toEqual(['ns/running']); // the queued key was never taken
+    expect(sourceStopped).toBe(true);
+    expect(cancel.signal.aborted).toBe(false);
+  });
+
+  it('aborts the running reconcile when the cancel signal follows the stop (the grace ran out)', async () => {
+    const cancel = new AbortController();
+    const stop = new AbortController();
+    const c = new Controller({
+      name: 'x-controller',
+      concurrency: 1,
+      clock: realClock,
+      logger: silentLogger,
+      reconcile: (_key, signal) =>
+        new Promise((_resolve, reject) => {
+          stop.abort();
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+    });
+    c.addSource(source());
+    c.enqueue('ns/slow');
+    const run = c.run(cancel.signal, stop.signal);
+    setTimeout(() => cancel.abort(new Error('grace over')), 30);
+    await run;
+    expect(cancel.signal.aborted).toBe(true);
+  });
+});

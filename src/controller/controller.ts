@@ -118,35 +118,46 @@ export class Controller {
     this.#sources.push(source);
   }
 
-  /** Runs until `signal` aborts: starts the sources, waits for their first sync, then reconciles. */
-  async run(signal: AbortSignal): Promise<void> {
+  /**
+   * Runs until `signal` aborts: starts the sources, waits for their first sync, then reconciles. `stop` (a graceful
+   * stop) ends it without aborting the reconciles running: no key is taken any more, the running reconciles finish
+   * under `signal`, then the sources stop and it resolves. @default `stop` = `signal`
+   */
+  async run(signal: AbortSignal, stop: AbortSignal = signal): Promise<void> {
     const log = this.#o.logger.child({ controller: this.#o.name });
-    const running = this.#sources.map((s) => s.start(signal));
+    const ending = AbortSignal.any([signal, stop]);
+    const sourcesEnd = new AbortController();
+    const running = this.#sources.map((s) => s.start(AbortSignal.any([signal, sourcesEnd.signal])));
     try {
-      await Promise.all(this.#sources.map((s) => s.waitForSync(signal)));
-    } catch (err) {
-      if (signal.aborted) return void (await Promise.allSettled(running));
-      throw err;
-    }
-    log.info({ workers: this.#o.concurrency }, 'Starting workers');
-    const m = this.#o.metrics;
-    m?.init(this.#o.concurrency, () => this.queue.len());
-    const onAbort = () => this.queue.shutDown();
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await runWorkers({
-        queue: this.queue,
-        concurrency: this.#o.concurrency,
-        signal,
-        handle: (key, s, rlog) => this.#o.reconcile(key, s, rlog),
-        logger: log,
-        ...(m ? { metrics: m } : {}),
-        track: this.#track,
-        ...(this.#o.admit ? { admit: this.#o.admit } : {}),
-      });
+      try {
+        await Promise.all(this.#sources.map((s) => s.waitForSync(ending)));
+      } catch (err) {
+        if (ending.aborted) return;
+        throw err;
+      }
+      log.info({ workers: this.#o.concurrency }, 'Starting workers');
+      const m = this.#o.metrics;
+      m?.init(this.#o.concurrency, () => this.queue.len());
+      const onEnd = () => this.queue.shutDown();
+      ending.addEventListener('abort', onEnd, { once: true });
+      try {
+        await runWorkers({
+          queue: this.queue,
+          concurrency: this.#o.concurrency,
+          signal,
+          stop,
+          handle: (key, s, rlog) => this.#o.reconcile(key, s, rlog),
+          logger: log,
+          ...(m ? { metrics: m } : {}),
+          track: this.#track,
+          ...(this.#o.admit ? { admit: this.#o.admit } : {}),
+        });
+      } finally {
+        ending.removeEventListener('abort', onEnd);
+        this.queue.shutDown();
+      }
     } finally {
-      signal.removeEventListener('abort', onAbort);
-      this.queue.shutDown();
+      sourcesEnd.abort(stop.reason);
       await Promise.allSettled(running);
     }
   }

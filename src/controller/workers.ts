@@ -9,8 +9,13 @@ import { type ReconcileHandlerOptions, reconcileHandler } from './reconcile-hand
 export interface RunWorkersOptions<K extends string = string> extends ReconcileHandlerOptions<K> {
   /** How many keys are handled in parallel: an integer ≥ 1. */
   readonly concurrency: number;
-  /** Stops the workers from taking new keys (and is handed to handle()); handlers already running are awaited. */
+  /** Handed to handle(); also stops the workers from taking new keys. Handlers already running are awaited. */
   readonly signal: AbortSignal;
+  /**
+   * Stops the workers from taking new keys without aborting the handlers running (a graceful stop: they finish
+   * under `signal`). @default `signal`
+   */
+  readonly stop?: AbortSignal;
   /** Keys it refuses are dropped and forgotten without a reconcile (sharding). @default every key */
   readonly admit?: (key: K) => boolean;
 }
@@ -25,12 +30,13 @@ export async function runWorkers<K extends string>(options: RunWorkersOptions<K>
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new ConfigError(`worker concurrency must be an integer ≥ 1, got ${concurrency}`);
   }
-  await Promise.all(Array.from({ length: concurrency }, () => work(options)));
+  const taking = options.stop ? AbortSignal.any([options.stop, options.signal]) : options.signal;
+  await Promise.all(Array.from({ length: concurrency }, () => work(options, taking)));
 }
 
-async function work<K extends string>(options: RunWorkersOptions<K>): Promise<void> {
+async function work<K extends string>(options: RunWorkersOptions<K>, taking: AbortSignal): Promise<void> {
   for (;;) {
-    const key = await options.queue.get(options.signal);
+    const key = await options.queue.get(taking);
     if (key === undefined) return;
     try {
       if (options.admit?.(key) === false) options.queue.forget(key);

@@ -41,6 +41,13 @@ describe('runProcess', { timeout: 20_000 }, () => {
     await rm(flag, { force: true });
   });
 
+  it("runs the child as the leader of a process group of its own, so that a signal to the operator's group misses it", async () => {
+    const out = await runProcess('/bin/sh', ['-c', 'echo $$; cut -d" " -f5 /proc/$$/stat'], options());
+    const [pid, pgid] = out.stdout.split('\n');
+    expect(pgid).toBe(pid);
+    expect(Number(pgid)).not.toBe(process.pid);
+  });
+
   it('fails with the exit code and the output when the process exits non-zero', async () => {
     const err = await failure(runProcess('/bin/sh', ['-c', 'echo partial; echo bad >&2; exit 3'], options()));
     expect(err).toMatchObject({ exitCode: 3, signal: undefined, stdout: 'partial', stderr: 'bad', canceled: false });

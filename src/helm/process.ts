@@ -1,7 +1,8 @@
 // Runs one child process to completion and collects its output: the helm CLI adapter's (cli.ts) only way to start
 // helm. A thin layer over child_process.spawn (execa cost ~3 ms more CPU per process, measured): stdin ignored,
 // stdout/stderr as strings without their final newline, SIGTERM on abort or timeout and SIGKILL after a grace
-// period. Never reads process.env (the caller passes the whole environment) and never logs.
+// period. Each child leads its own process group, so that a signal to the operator's group (Ctrl-C in a terminal)
+// never reaches helm: only the operator decides when helm stops. Never reads process.env and never logs.
 import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface RunProcessOptions {
@@ -59,7 +60,11 @@ export function runProcess(
   o: RunProcessOptions,
 ): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // detached: a process group (and session) of its own. A terminal's Ctrl-C goes to the whole foreground group,
+    // and helm cancels an install or upgrade on SIGINT/SIGTERM (`failed: context canceled`); the operator's own
+    // graceful stop waits for helm instead (cmd/run.ts). In a container only PID 1 (the operator) is signalled
+    // either way, and the PID namespace ends with it, so no helm outlives the pod.
+    const child = spawn(file, args, { env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     running.add(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];

@@ -1,7 +1,8 @@
 // The running operator: owns the metrics and probe servers, the post-render server, leader election (or the shard
 // leases, leader/shards.ts) and the controllers (operator.ts), runs them under the caller's AbortSignal and shuts
-// them down in order: stop taking work, let reconciles and helm finish, release the lease(s), then close the servers. Built and driven by `helm-operator
-// run` (cmd/cli.ts), which hands it every real dependency; never reads process.*, installs signal handlers or exits.
+// them down in order: stop taking work, let reconciles and helm finish (within a grace), release the lease(s), then
+// close the servers. Built and driven by `helm-operator run` (cmd/run.ts), which hands it every real dependency;
+// never reads process.*, installs signal handlers or exits.
 import type { Controller } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
@@ -60,6 +61,11 @@ export interface ManagerRunOptions
   readonly lease?: LeaseOptions | undefined;
   /** Sharding; when set, `lease` is ignored (every shard is led separately). @default none */
   readonly shards?: ShardingOptions | undefined;
+  /**
+   * How long after the stop the running reconciles may take (--graceful-shutdown-timeout); then their helm is
+   * stopped (SIGTERM, SIGKILL after helm's kill grace). 0 stops helm at once. @default 0
+   */
+  readonly shutdownGraceMs?: number | undefined;
 }
 
 export class Manager {
@@ -94,12 +100,16 @@ export class Manager {
   }
 
   /**
-   * Runs the operator until `signal` aborts or the lease is lost: starts the post-render server, waits for the
-   * lease (a standby runs no controller and no helm), runs the controllers, then releases the lease. Resolves to
-   * the exit code: 0 after a graceful stop, 1 when the lease was lost. Rejects on a startup failure.
+   * Runs the operator until `signal` aborts (a graceful stop) or the lease is lost: starts the post-render server,
+   * waits for the lease (a standby runs no controller and no helm), runs the controllers. On `signal` no reconcile
+   * starts any more, and the running ones (their helm included) finish, still under the lease, which is renewed
+   * meanwhile: no other replica can start helm on the same release while ours runs. After `shutdownGraceMs` the
+   * running helm is stopped. Then the lease is released, so that a standby takes over at once. Losing the lease
+   * aborts the running reconciles at once (another replica may lead within the lease duration). Resolves to the exit
+   * code: 0 after a stop, 1 when the lease was lost. Rejects on a startup failure.
    */
   async run(o: ManagerRunOptions, signal: AbortSignal): Promise<number> {
-    const { logger, metrics, clock } = this.#o;
+    const { logger, clock } = this.#o;
     // Every manifest helm is about to apply: what it puts outside the CR's namespace is remembered, so that a
     // deletion that finds the release record gone (a namespace deleted mid-install) still removes it.
     const outside = new OutsideObjectMemo();
@@ -110,17 +120,40 @@ export class Manager {
       render: outside.remembering(o.postRender.render),
       logger: logger.child({ component: 'post-render' }),
     });
+    // Aborts the running reconciles and their helm: once the grace after the stop runs out.
+    const cancel = new AbortController();
+    const graceMs = o.shutdownGraceMs ?? 0;
+    let endGrace: (() => void) | undefined;
+    const onStop = () => {
+      endGrace = clock.setTimer(graceMs, () => {
+        logger.warn({ graceMs }, 'Graceful shutdown timed out: stopping the helm processes still running');
+        cancel.abort(new Error(`graceful shutdown timed out after ${graceMs} ms`));
+      });
+    };
+    if (signal.aborted) onStop();
+    else signal.addEventListener('abort', onStop, { once: true });
+    try {
+      return await this.#lead(o, signal, cancel.signal, outside);
+    } finally {
+      signal.removeEventListener('abort', onStop);
+      endGrace?.();
+    }
+  }
+
+  /** Waits for the lease (or the shards' leases), runs the controllers until stopped, releases the lease. */
+  async #lead(o: ManagerRunOptions, stop: AbortSignal, cancel: AbortSignal, outside: OutsideObjectMemo) {
+    const { logger, metrics, clock } = this.#o;
     // Leader election: losing the lease stops reconciling at once (exit 1); a graceful stop releases it so that a
     // standby takes over without waiting.
     let elector: LeaderElector | undefined;
-    let operatorSignal = signal;
+    let operatorSignal = cancel;
     const shards = o.shards && this.#newShardSet(o.kube, o.shards);
     if (o.lease !== undefined && shards === undefined) {
       elector = this.#newElector(o.kube, o.lease);
-      if (!(await this.#acquire(elector, o.lease, signal))) return 0;
-      operatorSignal = AbortSignal.any([signal, elector.leaderSignal]);
+      if (!(await this.#acquire(elector, o.lease, stop))) return 0;
+      operatorSignal = AbortSignal.any([cancel, elector.leaderSignal]);
     }
-    const { postRender: _socket, lease: _lease, shards: _shards, ...operator } = o;
+    const { postRender: _socket, lease: _lease, shards: _shards, shutdownGraceMs: _grace, ...operator } = o;
     const operate = (s: AbortSignal) =>
       runOperator(
         {
@@ -137,9 +170,13 @@ export class Manager {
           onDependentWatcher: (w) => metrics.dependentObjects(() => w.cachedObjects()),
         },
         s,
+        stop,
       );
-    // Sharding: the leases are campaigned for beside the controllers, which reconcile only the shards held.
-    const running = shards ? runGroup([operate, (s) => shards.run(s)], operatorSignal) : operate(operatorSignal);
+    // Sharding: the leases are campaigned for beside the controllers, which reconcile only the shards held; on the
+    // stop each shard admits no reconcile, waits for its running ones, then releases its Lease (leader/shards.ts).
+    const running = shards
+      ? runGroup([operate, (s) => shards.run(AbortSignal.any([s, stop]))], operatorSignal)
+      : operate(operatorSignal);
     await running.catch((err: unknown) => {
       // Aborting for a lost lease can surface as a rejected startup call; the loss is what to report.
       if (!elector?.leaderSignal.aborted) throw err;

@@ -1,5 +1,6 @@
 // The one launcher of the real operator (`node dist/cmd/main.js run`) for the integration tests, chaos/ and bench/: its
-// own process group (a kill takes the operator and its helm children at once, as a container kill does), its output
+// own process group (a kill takes the operator and its helm children, each in a group of its own, at once, as a
+// container kill does), its output
 // written to a file as a container runtime writes a log, and that JSON log followed as typed records. Used by
 // test/support/operator.ts, the image-stages test, chaos/kit/operator.ts and bench/operator-process.ts; never signals a
 // group it did not start. Also the image's environment (the Dockerfile's ENV lines), which bench/ and chaos/soak.ts
@@ -69,9 +70,12 @@ export interface OperatorProcess {
   output(): string;
   /** The records logged so far whose `msg` is `msg`. */
   logged(msg: string): LogRecord[];
-  /** SIGKILL to the whole process group (operator and helm children); resolves once every member is gone. */
+  /**
+   * SIGKILL to the operator, its process group and every process under it (its helm children lead groups of their
+   * own), as a container kill takes them all; resolves once every member is gone.
+   */
   killGroup(): Promise<void>;
-  /** SIGTERM to the operator (it stops its helm children), SIGKILL to the group after `timeoutMs`; its exit code. */
+  /** SIGTERM to the operator (it lets its helm children finish), SIGKILL to all after `timeoutMs`; its exit code. */
   stop(timeoutMs?: number): Promise<number | null>;
   /** The exit code (null after a signal), once the log is read to its end. */
   readonly exited: Promise<number | null>;
@@ -123,12 +127,22 @@ export function launchOperator(o: LaunchOptions): OperatorProcess {
       await new Promise((r) => setTimeout(r, 20));
     }
   };
-  const signalGroup = (sig: NodeJS.Signals) => {
+  /** SIGKILL to the operator's group and to every process under it (helm leads a group of its own). */
+  const killAll = () => {
+    const kill = (target: number) => {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
     try {
-      process.kill(-pid, sig);
+      process.kill(pid, 'SIGSTOP'); // it starts no more helm while its tree is read
     } catch {
       // already gone
     }
+    for (const m of groupMembers(pid)) kill(m.pgid === pid ? m.pid : -m.pgid);
+    kill(-pid);
   };
   return {
     pid,
@@ -148,13 +162,13 @@ export function launchOperator(o: LaunchOptions): OperatorProcess {
       return records;
     },
     async killGroup() {
-      signalGroup('SIGKILL');
+      killAll();
       await exited;
       await groupGone(10_000);
     },
     async stop(timeoutMs = 60_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const late = setTimeout(() => signalGroup('SIGKILL'), timeoutMs);
+      const late = setTimeout(killAll, timeoutMs);
       const code = await exited;
       clearTimeout(late);
       await groupGone(timeoutMs);
@@ -164,21 +178,35 @@ export function launchOperator(o: LaunchOptions): OperatorProcess {
   };
 }
 
-/** PIDs and command names of the live processes in process group `pgid` (from /proc/PID/stat, field 5). */
-export function groupMembers(pgid: number): { pid: number; comm: string }[] {
-  const found: { pid: number; comm: string }[] = [];
+/**
+ * The live processes of process group `pgid` and every process under them (from /proc/PID/stat: state, ppid, pgrp),
+ * with their command names: the operator's own group and its helm children, each of which leads a group of its own
+ * (src/helm/process.ts). A child whose parent already died is no longer found under it.
+ */
+export function groupMembers(pgid: number): { pid: number; comm: string; pgid: number }[] {
+  const all: { pid: number; comm: string; ppid: number; pgid: number }[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) === pgid && f[0] !== 'Z') found.push({ pid: Number(d), comm });
+      if (f[0] !== 'Z') all.push({ pid: Number(d), comm, ppid: Number(f[1]), pgid: Number(f[2]) });
     } catch {
       // gone meanwhile
     }
   }
-  return found;
+  const found = new Set(all.filter((p) => p.pgid === pgid).map((p) => p.pid));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) {
+      if (found.has(p.ppid) && !found.has(p.pid)) {
+        found.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return all.filter((p) => found.has(p.pid)).map(({ pid, comm, pgid: g }) => ({ pid, comm, pgid: g }));
 }
 
 /**

@@ -1,5 +1,6 @@
 // Cases 4 and 5 of the node group. 4: the leader pod evicted (the eviction API, as `kubectl drain` calls it): the
-// other replica holds the Lease within the lease time, and changes made during the handover are applied. 5: the
+// other replica holds the Lease within the lease time, changes made during the handover are applied, and no helm
+// install or upgrade the evicted leader was running is cut (`context canceled`: it lets them finish). 5: the
 // leader's pod cut off from the API server by a DROP rule in its own network namespace for 30 s: it stops leading
 // within the renew deadline (its log), the other takes over, and after the cut it is a follower again; no double
 // write. Used by index.ts; removes the rule it adds in every case.
@@ -9,6 +10,7 @@ import { sleep } from '../../kit/plane.ts';
 import { row, seconds } from '../../kit/scenario.ts';
 import { type CaseContext, churnAround, type NodeCase, tallyRows } from './case.ts';
 import { leaderPod, OPERATOR_NS, operatorPods, operatorsReady, podLogs } from './deploy.ts';
+import { decodeRelease, NS } from './fleet.ts';
 import { containerCgroup, cutInNetns, netnsOf, operatorPid } from './pod-host.ts';
 
 /** The scaffold's leader election (the operator's defaults: config/manager sets none). */
@@ -31,11 +33,23 @@ async function takeover(c: CaseContext, old: string, t0: number, timeoutMs: numb
   ).catch(() => undefined);
 }
 
+/** Revisions (`name:version`) helm recorded as cut short: `failed` with a description saying `context canceled`. */
+async function canceledRevisions(c: CaseContext): Promise<Set<string>> {
+  const secrets = await c.k.core.listNamespacedSecret({ namespace: NS, labelSelector: 'owner=helm,status=failed' });
+  const cut = new Set<string>();
+  for (const s of secrets.items) {
+    const r = s.data?.release ? decodeRelease(s.data.release) : undefined;
+    if (r?.info?.description?.includes('context canceled')) cut.add(`${r.name}:${r.version}`);
+  }
+  return cut;
+}
+
 export const evictCase: NodeCase = {
   name: 'evict',
   title: '4 leader evicted',
   async run(c) {
     const old = await leaderPod(c.k);
+    const cutBefore = await canceledRevisions(c);
     let took: { pod: string; ms: number } | undefined;
     const handover: string[] = [];
     const r = await churnAround(c, async () => {
@@ -57,6 +71,7 @@ export const evictCase: NodeCase = {
       () => 'yes',
       (err: unknown) => String(err).split('\n')[0] ?? '',
     );
+    const cut = [...(await canceledRevisions(c))].filter((r) => !cutBefore.has(r));
     return [
       row(
         `${this.title}: the other replica holds the Lease (lease ${LEASE_S} s)`,
@@ -65,6 +80,12 @@ export const evictCase: NodeCase = {
         took !== undefined && took.ms <= (LEASE_S + RETRY_S) * 1000,
       ),
       row(`${this.title}: changes made during the handover`, `${handover.length} CRs (checked below)`, '', true),
+      row(
+        `${this.title}: helm installs and upgrades cut by the eviction (\`failed\`, \`context canceled\`)`,
+        cut.length === 0 ? '0' : `${cut.length}: ${cut.slice(0, 5).join(', ')}`,
+        '0',
+        cut.length === 0,
+      ),
       row(`${this.title}: 2 operator pods Ready again, one of them leading`, back, 'yes', back === 'yes'),
       ...tallyRows(this.title, r),
     ];

@@ -1,7 +1,9 @@
 // What the host sees of an operator pod on the real node: its container's memory cgroup (peak usage, limit) and its
 // processes, and a rule in the pod's own network namespace (nsenter into a container process' netns, iptables there,
-// never on the host). Used by the node group's cases 3 and 5; only reads /sys and /proc, and removes every rule it adds.
-import { existsSync, readFileSync, readlinkSync } from 'node:fs';
+// never on the host), and the kernel's OOM kill of the container at a chosen moment (case 3). Used by the node
+// group's cases 3 and 5; writes only the cgroup and oom_score_adj of the container it strikes, and removes every rule
+// it adds.
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../../../test/support/run.ts';
 
@@ -49,6 +51,65 @@ export function operatorPid(dir: string): number | undefined {
       return false;
     }
   });
+}
+
+/** The memory cgroup folders of a pod's containers on the node now (its sandbox's included). */
+export function podContainerDirs(podUid: string): string[] {
+  for (const qos of ['', 'burstable', 'besteffort']) {
+    const dir = join(MEMORY, 'kubepods', qos, `pod${podUid}`);
+    if (!existsSync(dir)) continue;
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => join(dir, d.name));
+  }
+  return [];
+}
+
+/** The cgroup's memory limit, in bytes. */
+export function cgroupLimitBytes(dir: string): number {
+  return Number(readFileSync(join(dir, 'memory.limit_in_bytes'), 'utf8').trim());
+}
+
+/** The helm installs and upgrades running in the cgroup (`helm install|upgrade RELEASE …`, not a `--dry-run`). */
+export function helmWrites(dir: string): { pid: number; release: string }[] {
+  return cgroupPids(dir).flatMap((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const helm = (argv[0] ?? '').split('/').at(-1)?.startsWith('helm') === true;
+      const write = ['install', 'upgrade'].includes(argv[1] ?? '') && !argv.some((a) => a.startsWith('--dry-run'));
+      return helm && write ? [{ pid, release: argv[2] ?? '' }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * Makes the kernel OOM-kill the container's operator process `pid` now. The cgroup's limit is lowered to what the
+ * container holds after reclaim (first a limit it cannot reach: the kernel reclaims what it can, then refuses with
+ * EBUSY; then the usage left), so that its next charge finds no room and the memory cgroup's OOM killer runs. The
+ * operator's oom_score_adj is raised to 1000 first, so that the killer picks it among the container's processes
+ * rather than a helm child that may hold more memory under a low limit (on a real node the kubelet gives both a
+ * burstable pod's score, about 995; this node clamps them to 0: restrict_oom_score_adj). Raising it needs no
+ * CAP_SYS_RESOURCE. Throws when the limit cannot be set.
+ */
+export function oomKillNow(dir: string, pid: number): void {
+  writeFileSync(`/proc/${pid}/oom_score_adj`, '1000');
+  const limit = join(dir, 'memory.limit_in_bytes');
+  try {
+    writeFileSync(limit, '1');
+  } catch {
+    // EBUSY: reclaimed what it could; what is left is in use
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      writeFileSync(limit, readFileSync(join(dir, 'memory.usage_in_bytes'), 'utf8').trim());
+      return;
+    } catch {
+      // it grew between the read and the write
+    }
+  }
+  throw new Error(`could not lower the memory limit of ${dir} to its usage`);
 }
 
 /** A DROP rule for `dest` (the API server's ClusterIP) in the network namespace of `pid`; returns its removal. */

@@ -96,8 +96,16 @@ describe('parseRunFlags', () => {
     expect(parseRunFlags(['--compact-when-idle=0'], ctx).compactWhenIdleMs).toBe(0);
   });
 
+  it('lets running helm finish for 5 m after SIGTERM by default; 0 stops it at once', () => {
+    expect(parseRunFlags([], ctx).gracefulShutdownTimeoutMs).toBe(300_000);
+    expect(parseRunFlags(['--graceful-shutdown-timeout=90s'], ctx).gracefulShutdownTimeoutMs).toBe(90_000);
+    expect(parseRunFlags(['--graceful-shutdown-timeout=0'], ctx).gracefulShutdownTimeoutMs).toBe(0);
+  });
+
   it.each([
     [['--nope'], /unknown flag: --nope/],
+    [['--graceful-shutdown-timeout=later'], /--graceful-shutdown-timeout: invalid duration "later"/],
+    [['--graceful-shutdown-timeout=-1s'], /--graceful-shutdown-timeout must not be negative/],
     [['--reconcile-period=5x'], /--reconcile-period: invalid duration "5x"/],
     [['--compact-when-idle=soon'], /--compact-when-idle: invalid duration "soon"/],
     [['--compact-when-idle=-1s'], /--compact-when-idle must not be negative/],

@@ -46,6 +46,8 @@ export interface HelmFlags {
 export interface RunOptions extends ShardFlags, ServingFlags, LeaderFlags, HelmFlags {
   readonly watchesFile: string;
   readonly reconcilePeriodMs: number;
+  /** --graceful-shutdown-timeout: how long the running reconciles (and helm) may finish after SIGTERM; 0: stop helm at once. */
+  readonly gracefulShutdownTimeoutMs: number;
   /** --compact-when-idle: one full garbage collection this long after a burst of helm calls ends; 0: never. */
   readonly compactWhenIdleMs: number;
   readonly maxConcurrentReconciles: number;
@@ -77,6 +79,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'watches-file': { kind: 'string' },
   'reconcile-period': { kind: 'duration' },
   'compact-when-idle': { kind: 'duration' },
+  'graceful-shutdown-timeout': { kind: 'duration' },
   'max-concurrent-reconciles': { kind: 'int' },
   'max-uninstall-batch': { kind: 'int' },
   'metrics-bind-address': { kind: 'string' },
@@ -170,6 +173,14 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
   }
   if (compactMs < 0) throw new ConfigError('--compact-when-idle must not be negative (0 turns it off)');
 
+  let graceMs: number;
+  try {
+    graceMs = parseDuration(str('graceful-shutdown-timeout', '5m'));
+  } catch (err) {
+    throw new ConfigError(`--graceful-shutdown-timeout: ${(err as Error).message}`, { cause: err });
+  }
+  if (graceMs < 0) throw new ConfigError('--graceful-shutdown-timeout must not be negative (0 stops helm at once)');
+
   const metricsSecure = bool('metrics-secure');
   if (bool('metrics-require-rbac') && !metricsSecure) {
     throw new ConfigError('--metrics-require-rbac needs --metrics-secure: bearer tokens are only accepted over HTTPS');
@@ -189,6 +200,7 @@ export function parseRunFlags(argv: readonly string[], ctx: ParseContext): RunOp
     watchesFile: str('watches-file', './watches.yaml'),
     reconcilePeriodMs: periodMs,
     compactWhenIdleMs: compactMs,
+    gracefulShutdownTimeoutMs: graceMs,
     maxConcurrentReconciles: Number(maxConc),
     maxUninstallBatch: Number(maxBatch),
     inProcessUninstall: seen.get('in-process-uninstall') !== false,

@@ -15,6 +15,9 @@ Flags (operator-sdk helm-operator names and defaults):
                                      uninstall (default true; false: helm uninstall for every release)
   --compact-when-idle duration       one full garbage collection once no helm call has run for this long after a
                                      burst of them: the memory a burst took goes back (default 2s; 0 turns it off)
+  --graceful-shutdown-timeout duration  on SIGTERM or SIGINT, how long the running reconciles (and their helm
+                                     installs and upgrades) may take to finish; then helm is stopped (SIGTERM,
+                                     SIGKILL 30 s later); 0 stops it at once (default 5m0s, helm's own timeout)
   --helm-binary string               helm to run (default $HELM_BINARY, else "helm" on PATH); helm >= 3.13
   --helm-openapi-validation          keep helm's client-side OpenAPI validation on install and upgrade (default
                                      false: --disable-openapi-validation; the API server validates, and its

@@ -111,8 +111,9 @@ spec:
         - name: tmp
           mountPath: /tmp
       serviceAccountName: controller-manager
-      # helm commands get 330 s plus a 30 s kill grace; waiting that long means a rolling update or a drain
-      # never kills helm in the middle of an install or upgrade (which would leave the release pending).
+      # On SIGTERM the operator starts no reconcile and lets the running helm finish for up to
+      # --graceful-shutdown-timeout (5m), then stops it (SIGKILL 30 s later): 360 s covers both, so a rolling
+      # update or a drain never kills helm in the middle of an install or upgrade (the release left pending).
       terminationGracePeriodSeconds: 360
       volumes:
       # The root filesystem is read-only; everything the operator writes goes to this temporary folder.

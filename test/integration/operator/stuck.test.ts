@@ -1,6 +1,6 @@
 // Releases left in pending-* by a killed operator (and its killed helm) are recovered by the next operator without
-// a human; and a SIGTERM during a long install leaves the release failed, not pending. Hooks that wait are made
-// with the test chart's hook Job, which only completes when the test marks it complete.
+// a human; and a SIGTERM whose grace runs out during a long install leaves the release failed, not pending. Hooks
+// that wait are made with the test chart's hook Job, which only completes when the test marks it complete.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isGone, type TestKube } from '../../support/kube.js';
 import {
@@ -20,8 +20,8 @@ describe('stuck releases', () => {
   const operators: OperatorProcess[] = [];
   const poll = { timeout: 60_000, interval: 250 };
 
-  const operator = () => {
-    const op = f.start();
+  const operator = (args: string[] = []) => {
+    const op = f.start({ args });
     operators.push(op);
     return op;
   };
@@ -158,8 +158,8 @@ describe('stuck releases', () => {
     }
   });
 
-  it('leaves the release failed, not pending, when the operator gets SIGTERM during an install', async () => {
-    const op = operator();
+  it('leaves the release failed, not pending, when the grace after SIGTERM runs out during an install', async () => {
+    const op = operator(['--graceful-shutdown-timeout=1s']);
     await create('sigterm-install', { hook: 'pre-install' });
     await expect.poll(() => latestStatus('sigterm-install'), poll).toBe('1:pending-install');
     const started = Date.now();
