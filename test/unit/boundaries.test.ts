@@ -1,10 +1,11 @@
 // The architecture's boundaries, checked rather than only written (the map and the checker are in
 // test/support/boundaries.ts; docs/contributing.md's architecture section shows the same map), and the test tooling's:
-// chaos/ and bench/ share test/support/, never each other. Part of `make test`.
+// chaos/ and bench/ share test/support/, never each other. Part of `make test`; each check reads every source file
+// (a few seconds on a loaded machine), hence the 30 s timeouts.
 import { describe, expect, it } from 'vitest';
 import { moduleOf as mod, readModules, readTooling, toolingViolations, violations } from '../support/boundaries.js';
 
-describe('the boundaries of src/', () => {
+describe('the boundaries of src/', { timeout: 30_000 }, () => {
   const modules = readModules();
 
   it('finds the modules it checks', () => {
@@ -101,7 +102,7 @@ describe('the boundary check itself', () => {
   });
 });
 
-describe('the boundary of chaos/ and bench/', () => {
+describe('the boundary of chaos/ and bench/', { timeout: 30_000 }, () => {
   const tooling = readTooling();
 
   it('finds the modules it checks', () => {
