@@ -6,6 +6,21 @@
 /** A reason that names a kind: `<Kind>NotReady` stands for DeploymentNotReady, JobNotReady, … */
 const KIND_REASON = /^<Kind>/;
 
+/**
+ * The pod waiting reasons that name why a workload is not ready, as the Ready condition's reason. ErrImagePull (a
+ * pull that just failed) reads as ImagePullBackOff (the wait before the next try): the kubelet alternates the two,
+ * and the status would flip with them.
+ */
+export const POD_WAIT_REASONS = [
+  'ImagePullBackOff',
+  'ErrImageNeverPull',
+  'InvalidImageName',
+  'CrashLoopBackOff',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+] as const;
+
 export const CONDITION_CATALOGUE = {
   Initialized: { origin: 'operator-sdk', reasons: [] },
   Deployed: { origin: 'operator-sdk', reasons: ['InstallSuccessful', 'UpgradeSuccessful', 'UninstallSuccessful'] },
@@ -14,20 +29,8 @@ export const CONDITION_CATALOGUE = {
   Reconciling: { origin: 'ours', reasons: ['HelmStillRunning'] },
   Ready: {
     origin: 'ours',
-    // The last seven: a not-ready workload's pod waiting with that reason (readiness/pods.ts' POD_WAIT_REASONS).
-    reasons: [
-      'AllObjectsReady',
-      '<Kind>NotReady',
-      '<Kind>Failed',
-      'StatusUnknown',
-      'ImagePullBackOff',
-      'ErrImageNeverPull',
-      'InvalidImageName',
-      'CrashLoopBackOff',
-      'CreateContainerConfigError',
-      'CreateContainerError',
-      'RunContainerError',
-    ],
+    // Then a not-ready workload's pod waiting with one of POD_WAIT_REASONS (readiness/pods.ts finds them).
+    reasons: ['AllObjectsReady', '<Kind>NotReady', '<Kind>Failed', 'StatusUnknown', ...POD_WAIT_REASONS],
   },
   Paused: { origin: 'ours', reasons: ['PausedByAnnotation'] },
   ChartRollout: { origin: 'ours', reasons: ['Waiting', 'Halted'] },

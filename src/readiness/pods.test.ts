@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CONDITION_CATALOGUE } from '../conditions/condition-catalogue.js';
+import { CONDITION_CATALOGUE, POD_WAIT_REASONS } from '../conditions/condition-catalogue.js';
 import type { KubeObject } from '../kube/types.js';
-import {
-  describeCause,
-  hasPods,
-  isWorkload,
-  POD_WAIT_REASONS,
-  podsCause,
-  waitReason,
-  workloadSelector,
-} from './pods.js';
+import { describeCause, hasPods, isWorkload, podsCause, waitReason, workloadSelector } from './pods.js';
 
 type Status = { name: string; state: Record<string, unknown> };
 const waiting = (name: string, reason: string, message = 'image registry.invalid/secret:1 not found'): Status => ({
@@ -122,9 +114,10 @@ describe('waitReason, isWorkload and the catalogue', () => {
     expect(hasPods({ apiVersion: 'apps/v1', kind, metadata: { name: 'x' }, status })).toBe(want);
   });
 
-  it('has every reason in the condition catalogue under Ready', () => {
+  it('reads every catalogued pod reason, and ErrImagePull, as a Ready reason of the condition catalogue', () => {
     const ready: readonly string[] = CONDITION_CATALOGUE.Ready.reasons;
-    expect(POD_WAIT_REASONS.filter((r) => !ready.includes(r))).toEqual([]);
+    for (const r of [...POD_WAIT_REASONS, 'ErrImagePull']) expect(ready).toContain(waitReason(r));
+    expect(waitReason('ContainerCreating')).toBeUndefined();
   });
 });
 

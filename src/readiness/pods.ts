@@ -2,24 +2,11 @@
 // needs a person (an image that cannot be pulled, a crash loop, a bad config reference), and the pod label selector
 // to find those pods with. Pure; called by dependents/pod-causes.ts. Never reads the waiting message or the image
 // (both carry spec values): only pod, container and reason names leave this module.
+import { POD_WAIT_REASONS } from '../conditions/condition-catalogue.js';
 import { type LabelSelectorRequirement, labelSelectorString } from '../config/label-selector.js';
 import { isRecord } from '../core/guards.js';
 import type { KubeObject } from '../kube/types.js';
 
-/**
- * The waiting reasons that name the cause, as the Ready condition's reason. ErrImagePull (a pull that just failed)
- * reads as ImagePullBackOff (the wait before the next try): the kubelet alternates the two, and the status would
- * flip with them.
- */
-export const POD_WAIT_REASONS = [
-  'ImagePullBackOff',
-  'ErrImageNeverPull',
-  'InvalidImageName',
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'RunContainerError',
-] as const;
 export type PodWaitReason = (typeof POD_WAIT_REASONS)[number];
 
 const ALIASES: Readonly<Record<string, PodWaitReason>> = { ErrImagePull: 'ImagePullBackOff' };

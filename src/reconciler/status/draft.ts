@@ -1,9 +1,8 @@
 // The named contributions a reconcile makes to its status draft (the run's updater): Irreconcilable inputs, a failed
 // helm step, a deployed release (and the event of a pod's cause in its Ready), spec values that shadow values-from ones. Each builds on the run's base status with status.ts' pure builders and queues what
 // follows the write (its event). Called by the phases; never writes to the API server itself (the hub applies).
-import { conditions } from '../../conditions/condition-catalogue.js';
+import { conditions, POD_WAIT_REASONS } from '../../conditions/condition-catalogue.js';
 import { findCondition } from '../../conditions/conditions.js';
-import { POD_WAIT_REASONS } from '../../readiness/pods.js';
 import type { ReconcileRun } from '../run.js';
 import type { DeployedRelease, HelmAppStatus, Readiness } from '../types.js';
 import {

@@ -14,6 +14,7 @@ import {
 } from '../../support/operator.js';
 import { useOperatorFixture } from '../../support/operator-fixture.js';
 import { groupMembers } from '../../support/operator-process.js';
+import { until } from '../../support/until.js';
 
 describe('graceful shutdown', () => {
   let kube: TestKube;
@@ -130,12 +131,17 @@ describe('graceful shutdown', () => {
     await expect.poll(() => lead.output(), poll).toContain('Stopping: waiting for running helm processes to finish');
     // Past a whole lease duration (15 s) and more: the Lease is still the stopping leader's, renewed, and the
     // standby has run no helm on the release whose upgrade is still pending.
-    const until = performance.now() + 20_000;
-    while (performance.now() < until) {
-      expect(await holder()).toBe(identity(lead));
-      expect(standby.helmCalls()).toEqual(['version']);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    // Checked every 500 ms until 20 s have passed; a wrong holder or a standby helm call fails at once.
+    const heldUntil = performance.now() + 20_000;
+    await until(
+      'the stopping leader to hold its Lease for 20 s',
+      async () => {
+        expect(await holder()).toBe(identity(lead));
+        expect(standby.helmCalls()).toEqual(['version']);
+        return performance.now() >= heldUntil;
+      },
+      { timeoutMs: 30_000, everyMs: 500, probeErrors: 'throw' },
+    );
     expect(await latest('handover')).toBe('2:pending-upgrade');
     await expect.poll(() => completeHookJobs(kube, ns), poll).toBeGreaterThan(0);
     expect(await lead.exited).toBe(0);
