@@ -25,8 +25,9 @@ describe('the operator, with metrics and probes on', () => {
   const f = useOperatorFixture({
     kinds: ['Observed'],
     namespaces: ['op-metrics'],
-    // No periodic requeue, so a finished install counts as result="success" rather than "requeue_after"; the
-    // uninstall goes to helm, whose calls the helm metrics time (an in-process one runs no helm).
+    // No periodic requeue, so a reconcile of a ready release counts as result="success" (one that finds the Deployment
+    // not yet ready asks for a pod recheck, "requeue_after"); the uninstall goes to helm, whose calls the helm
+    // metrics time (an in-process one runs no helm).
     operator: () => ({
       args: [
         '--metrics-bind-address=127.0.0.1:0',
@@ -72,7 +73,10 @@ describe('the operator, with metrics and probes on', () => {
         lines.some((l) => l.startsWith(prefix)),
         `${prefix} in\n${shown}`,
       ).toBe(true);
-    has(`controller_runtime_reconcile_total{${c},result="requeue_after"} 0`);
+    // Every result's series is there from the start; requeue_after is 1 when the install's reconcile found the
+    // Deployment not yet ready (timing), else 0.
+    has(`controller_runtime_reconcile_total{${c},result="requeue_after"} `);
+    has(`controller_runtime_reconcile_total{${c},result="requeue"} 0`);
     has(`controller_runtime_reconcile_errors_total{${c}} `);
     has(`controller_runtime_reconcile_time_seconds_bucket{le="0.005",${c}} `);
     has(`controller_runtime_reconcile_time_seconds_count{${c}} `);
