@@ -3,13 +3,13 @@
 // handlers. Loaded by cli.ts only for `run`, so that the other commands never load the operator.
 // Startup errors (flags, watches.yaml, helm, kubeconfig, missing CRDs) return a non-zero exit code with one message.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadWatches } from '../config/watches.js';
 import { realClock } from '../core/clock.js';
 import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { openWorkDir, sweepStaleWorkDirs, type WorkDir } from '../core/work-dir.js';
 import { createHelmCli } from '../helm/cli.js';
 import { HelmVersionError } from '../helm/errors.js';
 import { chain } from '../helm/middleware.js';
@@ -48,7 +48,7 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const logger: Logger = createLogger({ level: opts.logLevel, encoder: opts.logEncoder });
-  let workDir: string | undefined;
+  let work: WorkDir | undefined;
   let manager: Manager | undefined;
   try {
     logger.info({ version: VERSION, node: process.version }, 'Starting helm-operator');
@@ -93,7 +93,10 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
       logger,
     });
 
-    workDir = mkdtempSync(join(tmpdir(), 'helm-operator-'));
+    // From here on a signal stops the operator through `finally`, which removes the work directory.
+    const stop = stopOnSignals(logger, opts.gracefulShutdownTimeoutMs);
+    work = openPrivateDir(logger);
+    const workDir = work.path;
     // helm runs a bash script as its post-renderer, which hands each manifest back through this private directory.
     const postRenderDir = join(workDir, 'post-render');
     const postRenderer = fifoPostRenderer(postRenderDir);
@@ -139,7 +142,6 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
         : undefined;
     const namespaces = watchNamespaces(process.env.WATCH_NAMESPACE);
     logger.info({ namespaces }, namespaces[0] === '' ? 'Watching all namespaces' : 'Watching namespaces');
-    const stop = stopOnSignals(logger, opts.gracefulShutdownTimeoutMs);
     const compaction = opts.compactWhenIdleMs > 0 && [
       idleCompaction({
         gc: fullGc(),
@@ -190,8 +192,25 @@ export async function runOperator(argv: readonly string[]): Promise<number> {
     return 1;
   } finally {
     await manager?.close();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    work?.close();
   }
+}
+
+/** The work directory, after sweeping those of dead operators (a pod's /tmp emptyDir outlives an OOM-killed one). */
+function openPrivateDir(logger: Logger): WorkDir {
+  const log = logger.child({ component: 'work-dir' });
+  const swept = sweepStaleWorkDirs({ tmpDir: tmpdir(), nowMs: realClock.now(), uid: process.getuid?.() });
+  for (const { path, silentMs } of swept.removed) {
+    log.info({ dir: path, silentSeconds: Math.round(silentMs / 1000) }, "Removed a dead operator's work directory");
+  }
+  for (const { path, error } of swept.failed) {
+    log.warn({ dir: path, err: error }, "Could not remove a dead operator's work directory");
+  }
+  return openWorkDir({
+    tmpDir: tmpdir(),
+    clock: realClock,
+    onHeartbeatError: (err) => log.warn({ err }, 'Could not touch the work directory heartbeat'),
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 // The real operator for integration tests (through operator-process.ts, the one launcher), with helm behind a
 // counting wrapper, and a CRD per test file so that files never share a kind. Test-only.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject, vi } from 'vitest';
@@ -100,6 +100,9 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
   writeFileSync(watchesFile, opts.watches);
   const helmLog = join(dir, 'helm-calls.log');
   writeFileSync(helmLog, '');
+  // Its own temp dir, removed with `dir` when it exits: a killed operator's work directory goes too.
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
   // Tests run several operators at once: the metrics and probe servers stay off unless a test asks for them.
   const args = opts.args ?? [];
   const has = (...flags: string[]) => args.some((a) => flags.some((f) => a === f || a.startsWith(`${f}=`)));
@@ -118,6 +121,7 @@ export function startOperator(opts: StartOperatorOptions): OperatorProcess {
       HELM_BINARY: COUNTING_HELM,
       COUNTING_HELM_REAL: opts.helm ?? Object.values(cluster.helms)[0],
       COUNTING_HELM_LOG: helmLog,
+      TMPDIR: tmp,
       ...opts.env,
     },
     logFile: join(dir, 'operator.log'),
