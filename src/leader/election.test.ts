@@ -139,6 +139,23 @@ describe('LeaderElector', () => {
     expect(elector.leaderSignal.aborted).toBe(false);
   });
 
+  it('renews the Lease as it last wrote it, one update and no read, and reads it again only after a conflict', async () => {
+    const { clock, leases, elector } = setup();
+    await elector.acquire(new AbortController().signal);
+    const verbs = () => leases.client.calls.filter((c) => c.key === 'leases/ns/lock').map((c) => c.verb);
+    const before = verbs().length;
+    await advance(clock, 6_000);
+    expect(verbs().slice(before)).toEqual(['update', 'update', 'update']);
+    // Someone else wrote it (a new resourceVersion), still naming us: the update conflicts, a read, then an update.
+    const current = leases.spec();
+    leases.put({ ...current, leaseTransitions: 0 });
+    const mid = verbs().length;
+    await advance(clock, 2_000);
+    expect(verbs().slice(mid)).toEqual(['update', 'get', 'update']);
+    expect(elector.isLeader()).toBe(true);
+    expect(leases.spec()).toMatchObject({ holderIdentity: 'me', renewTime: microTime(T0 + 8_000) });
+  });
+
   it('survives failed renews shorter than the renew deadline', async () => {
     const { clock, leases, elector } = setup();
     await elector.acquire(new AbortController().signal);

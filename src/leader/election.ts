@@ -1,6 +1,6 @@
 // Lease-based leader election (coordination.k8s.io/v1 Lease), with client-go leaderelection's semantics: acquire
-// when the lease is free, expired or ours (optimistic concurrency on resourceVersion), renew every retry period,
-// and report the loss when no renew succeeds within the renew deadline; for sharding, also ask a holder for the lease
+// when the lease is free, expired or ours (optimistic concurrency on resourceVersion), renew every retry period (one
+// update of the Lease as last written; a conflict reads it), and report the loss when no renew succeeds within the renew deadline; for sharding, also ask a holder for the lease
 // and hand it over (handover.ts). Used by the manager (manager/manager.ts) and the shard set (shards.ts).
 // Never exits the process and never starts controllers itself: the caller decides what leading means.
 
@@ -81,6 +81,8 @@ export class LeaderElector {
   #observedHolder: string | undefined;
   /** Who asked for the lease at our last renew. */
   #handoverTo: string | undefined;
+  /** The Lease as our last successful write left it: the next renew updates it without a GET first. */
+  #written: KubeObject | undefined;
 
   constructor(options: LeaderElectorOptions) {
     this.#o = options;
@@ -220,6 +222,13 @@ export class LeaderElector {
       leaseTransitions: old === undefined ? 0 : (old.leaseTransitions ?? 0) + (old.holderIdentity === identity ? 0 : 1),
     });
     try {
+      // client-go's fast path: a leader renews the Lease it last wrote, one request; a conflict (the Lease changed:
+      // a handover request, another holder) falls back to reading it.
+      const written = this.#leading ? this.#written : undefined;
+      if (written !== undefined) {
+        const renewed = await this.#renewWritten(written, record, signal);
+        if (renewed) return true;
+      }
       let lease: KubeObject;
       try {
         lease = await kube.get(LEASES, namespace, name, { signal });
@@ -231,7 +240,7 @@ export class LeaderElector {
           metadata: { name, namespace },
           spec: record(undefined),
         };
-        await kube.create(LEASES, fresh, { signal });
+        this.#written = await kube.create(LEASES, fresh, { signal });
         this.#handoverTo = undefined;
         this.#observe(identity);
         return true;
@@ -249,7 +258,7 @@ export class LeaderElector {
       }
       this.#handoverTo = handoverRequest(lease, identity);
       const mine = withoutRequest(lease, (to) => to === identity); // our own request is done
-      await kube.update(LEASES, { ...mine, spec: { ...old, ...record(old) } }, { signal });
+      this.#written = await kube.update(LEASES, { ...mine, spec: { ...old, ...record(old) } }, { signal });
       this.#observe(identity);
       return true;
     } catch (err) {
@@ -260,6 +269,23 @@ export class LeaderElector {
         this.#o.logger.warn({ lease: this.#where(), err: errFields(err) }, 'Error reading or writing the leader lease');
       }
       return false;
+    }
+  }
+
+  /** Renews the Lease as we last wrote it; false on a conflict (read it, then decide), other errors thrown. */
+  async #renewWritten(
+    written: KubeObject,
+    record: (old: LeaseSpec | undefined) => LeaseSpec,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const old = specOf(written);
+    try {
+      this.#written = await this.#o.kube.update(LEASES, { ...written, spec: { ...old, ...record(old) } }, { signal });
+      return true;
+    } catch (err) {
+      this.#written = undefined;
+      if (err instanceof ConflictError) return false;
+      throw err;
     }
   }
 

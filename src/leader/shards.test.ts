@@ -123,11 +123,14 @@ describe('ShardSet', () => {
     const a = w.replica(0, 'a');
     await flush();
     const ticket = a.set.enter(0);
-    // Another holder took the lease behind our back (a partition): the next renew sees it.
+    // Another holder took the lease behind our back (a partition), a write with a new resourceVersion: the next renew
+    // (an update of the Lease as we wrote it) conflicts, reads it and sees the intruder.
     const lease = w.lease(0);
     if (lease === undefined) throw new Error('no lease');
+    const { resourceVersion: _old, ...metadata } = lease.metadata;
     w.kube.put({
       ...lease,
+      metadata,
       spec: { ...(lease.spec as object), holderIdentity: 'intruder', renewTime: microTime(T0 + 1_000) },
     });
     await advance(w.clock, 2_500);

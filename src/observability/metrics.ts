@@ -212,7 +212,11 @@ export class OperatorMetrics {
         for (const { kind, type, count } of census.events()) this.inc({ kind, type }, count);
       },
     });
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.#registry });
+    // The event-loop delay is sampled every 100 ms, not prom-client's 10 ms: a 100 Hz timer cost 0.9 % of a core on
+    // an idle operator here, once per replica (0.1 % at 100 ms); a stall still shows in the lag quantiles.
+    if (options.defaultMetrics ?? true) {
+      collectDefaultMetrics({ register: this.#registry, eventLoopMonitoringPrecision: 100 });
+    }
   }
 
   /** The sink one Controller reports to; its workqueue series use the controller name as name and controller. */

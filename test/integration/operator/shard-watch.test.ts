@@ -212,8 +212,14 @@ describe('watch events per replica: 1 replica vs 3 sharded, 150 CRs', () => {
     expect(a.remove.cr[0]?.[0]).toBeGreaterThanOrEqual(CRS * 2);
     for (const p of ['create', 'remove'] as const) {
       const single = a[p].cr[0]?.[0] ?? 0;
-      // Each replica's CR informers (the labeller's LIST included in none): under 0.4x of the single replica's.
-      for (const w of b[p].cr) expect(w[0]).toBeLessThan(single * 0.4);
+      // Each replica's CR informers (the labeller's LIST included in none) carry its shards' CRs only: no more events
+      // per CR it holds than the single replica's per CR (5 % slack). Not a fixed 0.4x: by uid hash, a shard holds
+      // 50 ± 6 of 150 CRs (61 in one CI run, 0.41x); the bench's 1000 and 3000 CRs give 0.31-0.36x.
+      b[p].cr.forEach((w, r) => {
+        const holds = b.held[r]?.crs ?? 0;
+        expect(w[0], `replica ${r}, ${p}, holding ${holds} CRs`).toBeLessThanOrEqual((single / CRS) * holds * 1.05);
+        expect(w[0]).toBeLessThan(single * 0.5);
+      });
       for (const k of ['records', 'dependents'] as const) {
         const whole = a[p][k][0] ?? 0;
         for (const n of b[p][k]) expect(n).toBeLessThan(whole * 0.5);
