@@ -1,8 +1,9 @@
 // Lease-based leader election (coordination.k8s.io/v1 Lease), with client-go leaderelection's semantics: acquire
 // when the lease is free, expired or ours (optimistic concurrency on resourceVersion), renew every retry period (one
-// update of the Lease as last written; a conflict reads it), and report the loss when no renew succeeds within the renew deadline; for sharding, also ask a holder for the lease
-// and hand it over (handover.ts). Used by the manager (manager/manager.ts) and the shard set (shards.ts).
-// Never exits the process and never starts controllers itself: the caller decides what leading means.
+// update of the Lease as last written; a conflict reads it), and report the loss when no renew succeeds within the
+// renew deadline; for sharding, also ask a holder for the lease and hand it over (handover.ts). Used by the manager
+// (manager/manager.ts) and the shard set (shards.ts). Never exits the process and never starts controllers itself:
+// the caller decides what leading means.
 
 import type { Clock } from '../core/clock.js';
 import { errFields } from '../core/error-fields.js';
