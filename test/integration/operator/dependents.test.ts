@@ -132,7 +132,10 @@ describe.each(helms)(
         const svc = await kube.core.readNamespacedService({ name: web, namespace: ns });
         expect(svc.spec?.ports?.[0]?.port).toBe(80);
         expect(svc.metadata?.ownerReferences?.[0]?.uid).toBe(uid);
-        expect(await driftEvents()).toContainEqual(expect.stringContaining(`Recreated Service ${ns}/${web}`));
+        // The event is written after the object: waited for, not read once.
+        await expect
+          .poll(async () => (await driftEvents()).some((m) => m.includes(`Recreated Service ${ns}/${web}`)), POLL)
+          .toBe(true);
       });
     });
 

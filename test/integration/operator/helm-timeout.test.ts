@@ -74,9 +74,10 @@ describe.each(helms)('with %s, a helm run held by a hook that never completes', 
     expect(failed?.message).toContain('Error: INSTALLATION FAILED: failed pre-install: ');
     expect(failed?.message).toMatch(TIMED_OUT);
     expect(await f.crs.condition('held', 'Reconciling')).toBeUndefined();
-    expect(await eventsOf('held', 'InstallFailed')).toEqual([
-      expect.stringMatching(new RegExp(`^Warning Install of release held failed: .*(${TIMED_OUT.source})`)),
-    ]);
+    // The event is written after the status: waited for, not read once.
+    await expect
+      .poll(() => eventsOf('held', 'InstallFailed'), poll)
+      .toEqual([expect.stringMatching(new RegExp(`^Warning Install of release held failed: .*(${TIMED_OUT.source})`))]);
     expect(f.op.helmCalls()).toContain('install');
 
     // One install ran between 10 s and 30 s and failed: the exec-duration histogram shows the long run.
