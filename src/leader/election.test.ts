@@ -4,8 +4,9 @@ import { FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { flush } from '../../test/support/flush.js';
 import { silentLogger } from '../core/logger.js';
 import { KubeApiError } from '../kube/errors.js';
-import { LeaderElector, LeadershipLostError, microTime } from './election.js';
+import { LeaderElector, LeadershipLostError } from './election.js';
 import { HANDOVER_ANNOTATION } from './handover.js';
+import { microTime } from './lease-record.js';
 
 interface Spec {
   holderIdentity?: string;

@@ -10,16 +10,9 @@ import { errFields } from '../core/error-fields.js';
 import { OperatorError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../kube/errors.js';
-import type { ApiResource, KubeClient, KubeObject } from '../kube/types.js';
+import type { KubeClient, KubeObject } from '../kube/types.js';
 import { handoverRequest, requestedBy, withoutRequest, withRequest } from './handover.js';
-
-export const LEASES: ApiResource = {
-  group: 'coordination.k8s.io',
-  version: 'v1',
-  kind: 'Lease',
-  plural: 'leases',
-  namespaced: true,
-};
+import { expired, LEASES, type LeaseSpec, microTime, specOf } from './lease-record.js';
 
 export interface LeaderElectorOptions {
   readonly kube: KubeClient;
@@ -54,19 +47,6 @@ export interface LeaseTiming {
 /** The reason `leaderSignal` aborts with. */
 export class LeadershipLostError extends OperatorError {
   readonly code = 'LEADER_ELECTION_LOST';
-}
-
-interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
-/** RFC 3339 with microseconds, as the API server writes MicroTime: `2026-01-01T00:00:00.000000Z`. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
 
 export class LeaderElector {
@@ -301,17 +281,4 @@ export class LeaderElector {
   #where(): string {
     return `${this.#o.namespace}/${this.#o.name}`;
   }
-}
-
-function specOf(lease: KubeObject): LeaseSpec {
-  const s = lease.spec;
-  return typeof s === 'object' && s !== null ? (s as LeaseSpec) : {};
-}
-
-/** A lease without a parseable renewTime (or duration) counts as expired. */
-function expired(spec: LeaseSpec, now: number): boolean {
-  const renewed = spec.renewTime === undefined ? Number.NaN : Date.parse(spec.renewTime);
-  const seconds = spec.leaseDurationSeconds;
-  if (!Number.isFinite(renewed) || typeof seconds !== 'number') return true;
-  return renewed + seconds * 1000 <= now;
 }

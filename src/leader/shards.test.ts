@@ -3,8 +3,8 @@ import { FakeClock } from '../../test/fakes/clock.js';
 import { FakeKubeApi } from '../../test/fakes/kube-api.js';
 import { flush } from '../../test/support/flush.js';
 import { silentLogger } from '../core/logger.js';
-import { microTime } from './election.js';
 import { HANDOVER_ANNOTATION } from './handover.js';
+import { microTime } from './lease-record.js';
 import { ShardSet } from './shards.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
